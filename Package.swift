@@ -1,0 +1,33 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// pam_localauth: Apple's LocalAuthentication semantics on Linux, as a PAM module written in Swift.
+let package = Package(
+  name: "pam_localauth",
+  platforms: [.macOS(.v13)],
+  products: [
+    .library(name: "pam_localauth", type: .dynamic, targets: ["PAMLocalAuth"]),
+    .library(name: "LocalAuthentication", targets: ["LocalAuthentication"]),
+    .executable(name: "localauthctl", targets: ["localauthctl"]),
+    .executable(name: "PAMHarness", targets: ["PAMHarness"]),
+  ],
+  dependencies: [
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+  ],
+  targets: [
+    .systemLibrary(name: "CPAM", pkgConfig: "pam", providers: [.apt(["libpam0g-dev"])]),
+    .systemLibrary(name: "CCrypt", pkgConfig: "libxcrypt", providers: [.apt(["libcrypt-dev"])]),
+    .target(name: "LocalAuthCore", dependencies: ["CCrypt"]),
+    .target(name: "LocalAuthentication", dependencies: ["LocalAuthCore"]),
+    .target(name: "PAMLocalAuth", dependencies: ["CPAM", "LocalAuthCore"]),
+    .executableTarget(
+      name: "localauthctl",
+      dependencies: ["LocalAuthCore", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+    .executableTarget(name: "PAMHarness", dependencies: ["CPAM"]),
+    .testTarget(name: "LocalAuthCoreTests", dependencies: ["LocalAuthCore"]),
+    .testTarget(name: "LocalAuthenticationTests", dependencies: ["LocalAuthentication", "LocalAuthCore"]),
+    .testTarget(name: "PAMLocalAuthTests", dependencies: ["PAMLocalAuth", "LocalAuthCore", "CPAM"]),
+    .testTarget(name: "localauthctlTests", dependencies: ["localauthctl", "LocalAuthCore"]),
+    .testTarget(name: "IntegrationTests", dependencies: ["LocalAuthCore"]),
+  ]
+)

@@ -1,0 +1,133 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Why an administrative change was refused.
+public enum AdministrationError: Error, Equatable, Sendable, CustomStringConvertible {
+  /// The finger or feature name is not acceptable.
+  case invalidName(String)
+  /// The item is already enrolled.
+  case alreadyEnrolled(String)
+  /// The item is not enrolled.
+  case notEnrolled(String)
+  /// The modality's enrollment limit is reached.
+  case enrollmentFull(Modality)
+  /// The new passcode is not acceptable.
+  case passcode(PasscodeError)
+
+  public var description: String {
+    switch self {
+    case .invalidName(let n): "The name \"\(n.prefix(64))\" is not acceptable: use 1 to 64 letters, digits, '.', '_' or '-'."
+    case .alreadyEnrolled(let n): "\(n) is already enrolled."
+    case .notEnrolled(let n): "\(n) is not enrolled."
+    case .enrollmentFull(let m): "At most \(m.maximumEnrolled) \(m.itemNoun)s can be enrolled."
+    case .passcode(.tooShort(let minimum)): "The passcode must be at least \(minimum) characters long."
+    case .passcode(.tooLong): "The passcode is longer than \(SecretBytes.maximumLength) bytes."
+    case .passcode(.containsNUL): "The passcode must not contain a NUL byte."
+    case .passcode(.hashingFailed(let why)): "The passcode could not be hashed: \(why)."
+    }
+  }
+}
+
+/// The administrator's operations on the state, shared by `localauthctl` and the module (faillock-style).
+public struct Administration {
+  /// The state store.
+  public var store: StateStore
+  /// The clock.
+  public var clock: AuthClock
+  /// The rules (hash cost, minimum passcode length).
+  public var settings: EvaluationSettings
+
+  /// Creates the operations over a store.
+  public init(store: StateStore, clock: AuthClock, settings: EvaluationSettings = EvaluationSettings()) {
+    self.store = store
+    self.clock = clock
+    self.settings = settings
+  }
+
+  /// Enrolls `template`; the domain state changes.
+  public func enroll(_ template: BiometricTemplate, for user: UserName) throws {
+    guard isValidItemName(template.name) else { throw AdministrationError.invalidName(template.name) }
+    try store.update(user) { record in
+      guard !record.templates.contains(where: { $0.name == template.name }) else {
+        throw AdministrationError.alreadyEnrolled(template.name)
+      }
+      guard record.templates.filter({ $0.modality == template.modality }).count < template.modality.maximumEnrolled else {
+        throw AdministrationError.enrollmentFull(template.modality)
+      }
+      record.templates.append(template)
+      Self.changeEnrollment(&record)
+    }
+  }
+
+  /// Removes an enrolled item; the domain state changes (nil when nothing is left).
+  public func unenroll(_ name: String, for user: UserName) throws {
+    try store.update(user) { record in
+      guard let index = record.templates.firstIndex(where: { $0.name == name }) else {
+        throw AdministrationError.notEnrolled(name)
+      }
+      record.templates.remove(at: index)
+      Self.changeEnrollment(&record)
+    }
+  }
+
+  /// Sets or replaces the user's passcode; counters and delays start over.
+  public func setPasscode(_ passcode: SecretBytes, for user: UserName) throws {
+    guard passcode.count >= settings.passcodeMinimumLength else {
+      throw AdministrationError.passcode(.tooShort(minimum: settings.passcodeMinimumLength))
+    }
+    let hash: String
+    do { hash = try settings.hasher.hash(passcode) } catch { throw AdministrationError.passcode(error) }
+    try store.update(user) { record in
+      record.passcodeHash = hash
+      record.passcodeFailures = 0
+      record.lastWrongPasscodeHash = nil
+      record.passcodeNextAllowed = nil
+    }
+  }
+
+  /// Removes the user's passcode (biometry cannot be used without one).
+  public func removePasscode(for user: UserName) throws {
+    try store.update(user) { record in
+      record.passcodeHash = nil
+      record.passcodeFailures = 0
+      record.lastWrongPasscodeHash = nil
+      record.passcodeNextAllowed = nil
+      record.reuse = nil
+    }
+  }
+
+  /// Clears failure counters, lockout, delays and the reuse window (faillock --reset).
+  public func reset(_ user: UserName) throws {
+    try store.update(user) { record in
+      record.biometricFailures = 0
+      record.passcodeFailures = 0
+      record.lastWrongPasscodeHash = nil
+      record.passcodeNextAllowed = nil
+      record.reuse = nil
+    }
+  }
+
+  /// Turns protection of a feature on or off for a user (the facade of seeds 000/002).
+  public func setFeature(_ feature: String, enabled: Bool, for user: UserName) throws {
+    guard isValidItemName(feature) else { throw AdministrationError.invalidName(feature) }
+    try store.update(user) { record in
+      if enabled { record.features.insert(feature) } else { record.features.remove(feature) }
+    }
+  }
+
+  /// Bumps the generation and draws a new opaque domain state (nil when nothing is enrolled); ends reuse.
+  static func changeEnrollment(_ record: inout UserRecord) {
+    record.enrollmentGeneration += 1
+    record.reuse = nil
+    record.domainState = record.templates.isEmpty ? nil : randomToken()
+  }
+
+  /// 32 random bytes as hex, from the system's generator.
+  public static func randomToken() -> String {
+    var rng = SystemRandomNumberGenerator()
+    return (0..<4).map { _ in String(rng.next() as UInt64, radix: 16).leftPadded(to: 16) }.joined()
+  }
+}

@@ -1,0 +1,55 @@
+/// What the sensor reports while a prompt waits.
+public enum SensorEvent: Equatable, Sendable {
+  /// A capture was presented.
+  case sample(BiometricSample)
+  /// The prompt's Cancel button was pressed.
+  case cancel
+  /// The prompt's fallback button was pressed.
+  case fallback
+  /// Nothing happened before the deadline.
+  case timeout
+}
+
+/// A biometric sensor: it reports events for a user's prompt and never decides a match.
+public protocol BiometricSensor: AnyObject {
+  /// The sensor's modality, or nil when no sensor is configured (biometryNotAvailable).
+  var modality: Modality? { get }
+  /// Waits until an event arrives for `user`'s prompt or `deadline` passes.
+  func nextEvent(for user: UserName, deadline: WallTime) throws -> SensorEvent
+}
+
+/// A sensor that is not there.
+public final class AbsentSensor: BiometricSensor {
+  /// Creates an absent sensor.
+  public init() {}
+  public var modality: Modality? { nil }
+  public func nextEvent(for user: UserName, deadline: WallTime) throws -> SensorEvent { .timeout }
+}
+
+/// A sensor whose events are queued in advance: tests and scripted runs need no timing.
+public final class ScriptedSensor: BiometricSensor, @unchecked Sendable {
+  private let lock = Mutex()
+  private var queue: [SensorEvent]
+  private let clock: AuthClock
+  public let modality: Modality?
+
+  /// Creates a sensor of `modality` that replays `events`, advancing `clock` to the deadline when empty.
+  public init(modality: Modality? = .touchID, clock: AuthClock, events: [SensorEvent] = []) {
+    self.modality = modality
+    self.clock = clock
+    self.queue = events
+  }
+
+  /// Queues more events.
+  public func enqueue(_ events: SensorEvent...) { lock.withLock { queue += events } }
+
+  /// The events not consumed yet.
+  public var pending: [SensorEvent] { lock.withLock { queue } }
+
+  public func nextEvent(for user: UserName, deadline: WallTime) throws -> SensorEvent {
+    if let event: SensorEvent = lock.withLock({ queue.isEmpty ? nil : queue.removeFirst() }) { return event }
+    let wait = deadline.since(clock.now())
+    if wait > 0 { clock.sleep(wait) }
+    return .timeout
+  }
+}

@@ -1,0 +1,72 @@
+/// The kind of biometric sensor, with the device behaviour Apple documents for it.
+public enum Modality: String, Sendable, CaseIterable {
+  /// A fingerprint sensor (LABiometryType.touchID).
+  case touchID
+  /// A face sensor (LABiometryType.faceID).
+  case faceID
+
+  /// The LABiometryType raw value.
+  public var biometryTypeRawValue: Int {
+    switch self {
+    case .touchID: 1
+    case .faceID: 2
+    }
+  }
+
+  /// How many items may be enrolled: 5 fingers, or 2 appearances.
+  public var maximumEnrolled: Int {
+    switch self {
+    case .touchID: 5
+    case .faceID: 2
+    }
+  }
+
+  /// Failed matches that end one prompt: Touch ID 3, Face ID 2 (LOCALAUTH.md §4).
+  public var failuresPerPrompt: Int {
+    switch self {
+    case .touchID: 3
+    case .faceID: 2
+    }
+  }
+
+  /// Failed matches after which the fallback button appears: Touch ID 1, Face ID 2.
+  public var failuresBeforeFallback: Int {
+    switch self {
+    case .touchID: 1
+    case .faceID: 2
+    }
+  }
+
+  /// Apple's published false-match rate for one enrolled item (LOCALAUTH.md §10).
+  public var publishedFalseMatchRate: Double {
+    switch self {
+    case .touchID: 1.0 / 50_000
+    case .faceID: 1.0 / 1_000_000
+    }
+  }
+
+  /// The word for one enrolled item.
+  public var itemNoun: String {
+    switch self {
+    case .touchID: "finger"
+    case .faceID: "appearance"
+    }
+  }
+
+  /// The instruction shown while the sensor waits.
+  public var presentInstruction: String {
+    switch self {
+    case .touchID: "Place your finger on the sensor"
+    case .faceID: "Look at the camera"
+    }
+  }
+
+  /// Parses `touchid`, `faceid` (any case) or the raw names.
+  public init?(name: String) {
+    switch name.lowercased() {
+    case "touchid", "touch": self = .touchID
+    case "faceid", "face": self = .faceID
+    default: return nil
+    }
+  }
+}

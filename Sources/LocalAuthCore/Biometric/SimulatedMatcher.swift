@@ -1,0 +1,38 @@
+/// Scores samples against templates and decides with the modality's calibrated threshold.
+public struct SimulatedMatcher: Sendable {
+  /// The outcome of matching one sample against the enrolled templates.
+  public enum Decision: Equatable, Sendable {
+    /// The sample matched the named template.
+    case match(template: String, score: Double)
+    /// No template reached the threshold.
+    case noMatch(bestScore: Double)
+    /// The capture was too poor to match; the user should present again (does not count as a failure).
+    case retry
+  }
+
+  /// Creates a matcher.
+  public init() {}
+
+  /// The cosine similarity of two unit vectors (0 when their lengths differ).
+  public static func score(_ a: [Float], _ b: [Float]) -> Double {
+    guard a.count == b.count, !a.isEmpty else { return 0 }
+    var sum: Float = 0
+    for i in 0..<a.count { sum += a[i] * b[i] }
+    return Double(sum)
+  }
+
+  /// Matches `sample` against every template of the same modality.
+  public func decide(_ sample: BiometricSample, against templates: [BiometricTemplate]) -> Decision {
+    guard sample.quality >= BiometricSample.minimumUsableQuality,
+      sample.features.count == MatcherCalibration.dimension
+    else { return .retry }
+    let threshold = MatcherCalibration.threshold(for: sample.modality)
+    var best = -1.0
+    for template in templates where template.modality == sample.modality {
+      let score = Self.score(sample.features, template.features)
+      if score >= threshold { return .match(template: template.name, score: score) }
+      best = max(best, score)
+    }
+    return .noMatch(bestScore: best)
+  }
+}

@@ -1,0 +1,243 @@
+/// The module's and the CLI's settings: defaults, then the configuration file, then the arguments.
+public struct Options: Equatable, Sendable {
+  /// The default configuration file.
+  public static let defaultConfigPath = "/etc/security/localauth.conf"
+
+  /// The policy to evaluate.
+  public var policy: AuthPolicy = .deviceOwnerAuthentication
+  /// The reason shown to the user; nil derives one from the service.
+  public var reason: String?
+  /// The fallback button's title; nil for the default, empty to hide it.
+  public var fallbackTitle: String?
+  /// The reuse window in seconds (0–300).
+  public var reuseDuration: Double = 0
+  /// Protect only users who enabled this feature; others get PAM_IGNORE.
+  public var feature: String?
+  /// The state folder.
+  public var stateDirectory: String = FileStateStore.defaultRoot
+  /// The simulated sensor's modality, or nil for no sensor.
+  public var sensor: Modality? = .touchID
+  /// Seconds a queued sensor event stays valid.
+  public var eventExpiry: Double = 30
+  /// Log debug lines.
+  public var debug = false
+  /// The evaluation rules.
+  public var evaluation = EvaluationSettings()
+
+  /// The defaults.
+  public init() {}
+}
+
+/// One accepted option: its key, whether it takes a value, and how it applies.
+struct OptionSpec: Sendable {
+  let key: String
+  let takesValue: Bool
+  let expected: String
+  let apply: @Sendable (inout Options, String) -> Bool
+}
+
+/// Parses `key=value` arguments and configuration-file lines into `Options`, pam_unix-style.
+///
+/// Defaults, then the `conf=` file (or the default file, which may be missing), then the arguments, all
+/// through one table. A malformed value of a known key is an error; an unknown key is reported and ignored.
+public enum OptionParser {
+  /// The most arguments or file lines accepted.
+  public static let maximumEntries = 256
+  /// The longest argument or line accepted.
+  public static let maximumEntryLength = 1024
+  /// The largest configuration file accepted.
+  public static let maximumFileSize = 64 * 1024
+
+  /// The result of parsing: options and the unknown keys that were ignored.
+  public struct Parsed: Equatable, Sendable {
+    /// The options.
+    public var options: Options
+    /// Warnings to log, one sentence each.
+    public var warnings: [String]
+  }
+
+  /// Parses module arguments; `readFile` returns a file's text or nil when it does not exist.
+  public static func parse(
+    arguments: [String], readFile: (String) throws -> String?
+  ) throws -> Parsed {
+    guard arguments.count <= maximumEntries else { throw ConfigError.tooLarge(what: "more than \(maximumEntries) arguments") }
+    var options = Options()
+    var warnings: [String] = []
+    let explicit = arguments.last(where: { $0.hasPrefix("conf=") }).map { String($0.dropFirst(5)) }
+    let path = explicit ?? Options.defaultConfigPath
+    if explicit == "" { throw ConfigError.invalid(key: "conf", value: "", expected: "an absolute path") }
+    if let explicit, !explicit.hasPrefix("/") {
+      throw ConfigError.invalid(key: "conf", value: explicit, expected: "an absolute path")
+    }
+    let text: String?
+    do {
+      text = try readFile(path)
+    } catch {
+      throw ConfigError.unreadable(path: path, reason: "\(error)")
+    }
+    if let text {
+      try apply(fileLines(text), to: &options, warnings: &warnings, source: path)
+    } else if explicit != nil {
+      throw ConfigError.unreadable(path: path, reason: "it does not exist")
+    }
+    try apply(arguments.filter { !$0.hasPrefix("conf=") }, to: &options, warnings: &warnings, source: "arguments")
+    return Parsed(options: options, warnings: warnings)
+  }
+
+  /// Turns configuration-file text into argument form: comments and blank lines dropped, `k = v` → `k=v`.
+  public static func fileLines(_ text: String) throws -> [String] {
+    guard text.utf8.count <= maximumFileSize else { throw ConfigError.tooLarge(what: "file larger than \(maximumFileSize) bytes") }
+    var entries: [String] = []
+    for raw in text.split(separator: "\n", omittingEmptySubsequences: true) {
+      let line = String(raw).trimmingWhitespace()
+      if line.isEmpty || line.hasPrefix("#") { continue }
+      if let eq = line.firstIndex(of: "=") {
+        let key = String(line[..<eq]).trimmingWhitespace()
+        let value = String(line[line.index(after: eq)...]).trimmingWhitespace()
+        entries.append(key + "=" + unquote(value))
+      } else {
+        entries.append(line)
+      }
+    }
+    guard entries.count <= maximumEntries else { throw ConfigError.tooLarge(what: "more than \(maximumEntries) lines") }
+    return entries
+  }
+
+  /// Applies entries in order through the option table.
+  static func apply(_ entries: [String], to options: inout Options, warnings: inout [String], source: String) throws {
+    for entry in entries {
+      guard entry.utf8.count <= maximumEntryLength else { throw ConfigError.tooLarge(what: "an entry longer than \(maximumEntryLength) bytes") }
+      let key: String
+      let value: String?
+      if let eq = entry.firstIndex(of: "=") {
+        key = String(entry[..<eq])
+        value = String(entry[entry.index(after: eq)...])
+      } else {
+        key = entry
+        value = nil
+      }
+      guard let spec = table.first(where: { $0.key == key }) else {
+        warnings.append("Unrecognized option [\(key.prefix(64))] in \(source) ignored.")
+        continue
+      }
+      if spec.takesValue {
+        guard let value else { throw ConfigError.missingValue(key: key) }
+        guard spec.apply(&options, value) else { throw ConfigError.invalid(key: key, value: value, expected: spec.expected) }
+      } else {
+        guard value == nil || ["1", "true", "yes", "on"].contains(value!) || ["0", "false", "no", "off"].contains(value!) else {
+          throw ConfigError.invalid(key: key, value: value!, expected: "no value, or a boolean")
+        }
+        _ = spec.apply(&options, value ?? "1")
+      }
+    }
+  }
+
+  private static func unquote(_ value: String) -> String {
+    if value.count >= 2, value.first == "\"", value.last == "\"" { return String(value.dropFirst().dropLast()) }
+    return value
+  }
+
+  static func seconds(_ value: String, in range: ClosedRange<Double>) -> Double? {
+    guard let n = Double(value), n.isFinite, range.contains(n) else { return nil }
+    return n
+  }
+
+  static func boolean(_ value: String) -> Bool? {
+    switch value {
+    case "1", "true", "yes", "on": true
+    case "0", "false", "no", "off": false
+    default: nil
+    }
+  }
+
+  /// Every option, as in pam_unix's `unix_args[]`.
+  static let table: [OptionSpec] = [
+    OptionSpec(key: "policy", takesValue: true, expected: "deviceOwnerAuthentication or deviceOwnerAuthenticationWithBiometrics") {
+      guard let p = AuthPolicy(name: $1) else { return false }
+      $0.policy = p
+      return true
+    },
+    OptionSpec(key: "reason", takesValue: true, expected: "a non-empty text") {
+      guard !$1.isEmpty else { return false }
+      $0.reason = $1
+      return true
+    },
+    OptionSpec(key: "fallback_title", takesValue: true, expected: "a text (empty hides the fallback)") {
+      $0.fallbackTitle = $1
+      return true
+    },
+    OptionSpec(key: "reuse_duration", takesValue: true, expected: "seconds from 0 to 300") {
+      guard let s = seconds($1, in: 0...EvaluationRequest.maximumReuseDuration) else { return false }
+      $0.reuseDuration = s
+      return true
+    },
+    OptionSpec(key: "timeout", takesValue: true, expected: "seconds from 1 to 600") {
+      guard let s = seconds($1, in: 1...600) else { return false }
+      $0.evaluation.sensorTimeout = s
+      return true
+    },
+    OptionSpec(key: "feature", takesValue: true, expected: "a feature name of letters, digits, '.', '_' or '-'") {
+      guard isValidItemName($1) else { return false }
+      $0.feature = $1
+      return true
+    },
+    OptionSpec(key: "state_dir", takesValue: true, expected: "an absolute path") {
+      guard $1.hasPrefix("/"), $1.utf8.count < 512 else { return false }
+      $0.stateDirectory = $1
+      return true
+    },
+    OptionSpec(key: "sensor", takesValue: true, expected: "touchid, faceid or none") {
+      if $1 == "none" {
+        $0.sensor = nil
+        return true
+      }
+      guard let m = Modality(name: $1) else { return false }
+      $0.sensor = m
+      return true
+    },
+    OptionSpec(key: "event_expiry", takesValue: true, expected: "seconds from 1 to 3600") {
+      guard let s = seconds($1, in: 1...3600) else { return false }
+      $0.eventExpiry = s
+      return true
+    },
+    OptionSpec(key: "lockout_threshold", takesValue: true, expected: "a count from 1 to 100") {
+      guard let n = Int($1), (1...100).contains(n) else { return false }
+      $0.evaluation.lockoutThreshold = n
+      return true
+    },
+    OptionSpec(key: "passcode_after_reboot", takesValue: true, expected: "yes or no") {
+      guard let b = boolean($1) else { return false }
+      $0.evaluation.passcodeAfterReboot = b
+      return true
+    },
+    OptionSpec(key: "passcode_after_enrollment_change", takesValue: true, expected: "yes or no") {
+      guard let b = boolean($1) else { return false }
+      $0.evaluation.passcodeAfterEnrollmentChange = b
+      return true
+    },
+    OptionSpec(key: "idle_limit", takesValue: true, expected: "seconds from 0 (off) to 31536000") {
+      guard let s = seconds($1, in: 0...31_536_000) else { return false }
+      $0.evaluation.idleLimit = s
+      return true
+    },
+    OptionSpec(key: "passcode_max_age", takesValue: true, expected: "seconds from 0 (off) to 31536000") {
+      guard let s = seconds($1, in: 0...31_536_000) else { return false }
+      $0.evaluation.passcodeMaxAge = s
+      return true
+    },
+    OptionSpec(key: "biometry_max_age", takesValue: true, expected: "seconds from 0 (off) to 31536000") {
+      guard let s = seconds($1, in: 0...31_536_000) else { return false }
+      $0.evaluation.biometryMaxAge = s
+      return true
+    },
+    OptionSpec(key: "hash_cost", takesValue: true, expected: "a yescrypt cost from 1 to 11") {
+      guard let n = UInt($1), (1...11).contains(n) else { return false }
+      $0.evaluation.hasher = PasscodeHasher(cost: n)
+      return true
+    },
+    OptionSpec(key: "debug", takesValue: false, expected: "") {
+      $0.debug = boolean($1) ?? true
+      return true
+    },
+  ]
+}

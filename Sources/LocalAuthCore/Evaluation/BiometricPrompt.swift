@@ -1,0 +1,106 @@
+/// How one biometric prompt ended.
+enum BiometricPromptResult: Equatable {
+  /// A template matched.
+  case matched(String)
+  /// The fallback button was pressed (it was visible).
+  case fallback
+  /// Cancel was pressed.
+  case cancel
+  /// The sensor wait timed out.
+  case timeout
+  /// The per-prompt failure limit was reached.
+  case exhausted
+  /// The consecutive failures reached the lockout threshold.
+  case lockedOut
+  /// The caller cancelled the evaluation.
+  case appCancel
+}
+
+/// Runs one biometric prompt: waits for captures, matches them, counts failures across processes.
+struct BiometricPrompt {
+  let dependencies: Dependencies
+  let settings: EvaluationSettings
+  let request: EvaluationRequest
+  let modality: Modality
+  let templates: [BiometricTemplate]
+  let matcher = SimulatedMatcher()
+
+  func run() throws -> BiometricPromptResult {
+    let user = request.user
+    let prompter = dependencies.prompter
+    try prompter.info("\(modality.presentInstruction) to \(request.reason).")
+    var failures = 0
+    var deadline = dependencies.clock.now().adding(settings.sensorTimeout)
+    while true {
+      let event = try dependencies.sensor.nextEvent(for: user, deadline: deadline)
+      if request.cancellation?.isCancelled == true { return .appCancel }
+      switch event {
+      case .timeout:
+        dependencies.log.log(.notice, "Biometric prompt for user \(user) timed out after \(Int(settings.sensorTimeout)) seconds.")
+        return .timeout
+      case .cancel:
+        return .cancel
+      case .fallback:
+        if fallbackVisible(after: failures) { return .fallback }
+        dependencies.log.log(.info, "Ignored a fallback press for user \(user): the fallback button is not shown yet.")
+      case .sample(let sample):
+        guard sample.modality == modality else {
+          try prompter.error("This sensor reads a \(modality.itemNoun); try again.")
+          continue
+        }
+        switch matcher.decide(sample, against: templates) {
+        case .retry:
+          try prompter.error(modality == .touchID ? "Place your finger on the sensor again." : "Look at the camera again.")
+        case .match(let name, _):
+          try recordMatch(name)
+          return .matched(name)
+        case .noMatch:
+          failures += 1
+          let total = try dependencies.store.update(user) { record -> Int in
+            record.biometricFailures += 1
+            return record.biometricFailures
+          }
+          dependencies.log.log(
+            .notice, "Biometric match failed for user \(user) (\(total) consecutive failure\(total == 1 ? "" : "s")).")
+          if total >= settings.lockoutThreshold {
+            dependencies.log.log(.warning, "Biometry locked for user \(user) after \(total) consecutive failed matches.")
+            try prompter.error("Too many failed attempts; biometry is locked until the passcode is entered.")
+            return .lockedOut
+          }
+          if failures >= modality.failuresPerPrompt { return .exhausted }
+          try prompter.error(modality == .touchID ? "Try again." : "Face not recognized; try again.")
+          deadline = dependencies.clock.now().adding(settings.sensorTimeout)
+        }
+      }
+    }
+  }
+
+  /// Waits for the buttons Face ID shows after its last failure ("Cancel" and the fallback).
+  func awaitButtons() throws -> BiometricPromptResult {
+    let deadline = dependencies.clock.now().adding(settings.sensorTimeout)
+    while true {
+      switch try dependencies.sensor.nextEvent(for: request.user, deadline: deadline) {
+      case .fallback: return .fallback
+      case .cancel: return .cancel
+      case .timeout: return .exhausted
+      case .sample: continue
+      }
+    }
+  }
+
+  func fallbackVisible(after failures: Int) -> Bool {
+    request.effectiveFallbackTitle != nil && failures >= modality.failuresBeforeFallback
+  }
+
+  private func recordMatch(_ name: String) throws {
+    let clock = dependencies.clock
+    try dependencies.store.update(request.user) { record in
+      let now = clock.now()
+      record.biometricFailures = 0
+      record.lastBiometricSuccess = now
+      record.lastSuccess = now
+      if let state = record.domainState { record.reuse = ReuseStamp(at: now, bootID: clock.bootID(), domainState: state) }
+    }
+    dependencies.log.log(.info, "Biometric match succeeded for user \(request.user) with \(modality.itemNoun) \(name).")
+  }
+}

@@ -1,0 +1,100 @@
+/// The tunable rules of an evaluation; the defaults are Apple's values (LOCALAUTH.md §4–§6).
+public struct EvaluationSettings: Equatable, Sendable {
+  /// Consecutive failed matches that lock biometry (Apple: 5).
+  public var lockoutThreshold = 5
+  /// The escalating passcode delays.
+  public var delaySchedule = DelaySchedule.apple
+  /// Seconds the sensor waits for each attempt before the system cancels (fprintd's default is 30).
+  public var sensorTimeout: Double = 30
+  /// Require the passcode after a reboot.
+  public var passcodeAfterReboot = true
+  /// Require the passcode after this long without any successful authentication (0 disables; Apple: 48 h).
+  public var idleLimit: Double = 48 * 3600
+  /// With `biometryMaxAge`: require the passcode when it was not used for this long (0 disables; Apple: 156 h).
+  public var passcodeMaxAge: Double = 156 * 3600
+  /// With `passcodeMaxAge`: … and biometry was not used for this long (Apple: 4 h).
+  public var biometryMaxAge: Double = 4 * 3600
+  /// Require the passcode after an enrollment change.
+  public var passcodeAfterEnrollmentChange = true
+  /// The passcode hash's cost.
+  public var hasher = PasscodeHasher()
+  /// The shortest passcode that may be set.
+  public var passcodeMinimumLength = 4
+
+  /// Apple's defaults.
+  public init() {}
+}
+
+/// What a caller asks for: whose authentication, under which policy, and how to present it.
+public struct EvaluationRequest {
+  /// The user to authenticate.
+  public var user: UserName
+  /// The policy.
+  public var policy: AuthPolicy
+  /// Why the caller asks; must not be empty.
+  public var reason: String
+  /// The fallback button's title: nil for the default, empty to hide it.
+  public var fallbackTitle: String?
+  /// The cancel button's title: nil or empty mean "Cancel".
+  public var cancelTitle: String?
+  /// Seconds a recent biometric match may be reused (0 = never; capped at 300).
+  public var reuseDuration: Double
+  /// False when no UI may be shown (notInteractive).
+  public var interactionAllowed: Bool
+  /// True for remote sessions, which never use biometry.
+  public var remote: Bool
+  /// Set by the caller to cancel a running evaluation (appCancel).
+  public var cancellation: CancellationFlag?
+
+  /// Describes an evaluation.
+  public init(
+    user: UserName, policy: AuthPolicy, reason: String, fallbackTitle: String? = nil, cancelTitle: String? = nil,
+    reuseDuration: Double = 0, interactionAllowed: Bool = true, remote: Bool = false,
+    cancellation: CancellationFlag? = nil
+  ) {
+    self.user = user
+    self.policy = policy
+    self.reason = reason
+    self.fallbackTitle = fallbackTitle
+    self.cancelTitle = cancelTitle
+    self.reuseDuration = reuseDuration
+    self.interactionAllowed = interactionAllowed
+    self.remote = remote
+    self.cancellation = cancellation
+  }
+
+  /// Apple's cap on the reuse window, LATouchIDAuthenticationMaximumAllowableReuseDuration.
+  public static let maximumReuseDuration: Double = 300
+
+  /// The fallback title shown, or nil when hidden.
+  public var effectiveFallbackTitle: String? {
+    guard let title = fallbackTitle else {
+      return policy == .deviceOwnerAuthentication ? "Enter Passcode" : "Enter Password"
+    }
+    return title.isEmpty ? nil : title
+  }
+
+  /// The cancel title shown: nil or empty give "Cancel".
+  public var effectiveCancelTitle: String { cancelTitle.flatMap { $0.isEmpty ? nil : $0 } ?? "Cancel" }
+}
+
+/// A flag one thread sets to cancel an evaluation running on another.
+public final class CancellationFlag: @unchecked Sendable {
+  private let lock = Mutex()
+  private var cancelled = false
+
+  /// Creates an unset flag.
+  public init() {}
+
+  /// Sets the flag.
+  public func cancel() { lock.withLock { cancelled = true } }
+
+  /// True once `cancel()` was called.
+  public var isCancelled: Bool { lock.withLock { cancelled } }
+}
+
+/// Mistakes of the calling program, not of the user (Apple raises NSInvalidArgumentException for these).
+public enum UsageError: Error, Equatable, Sendable {
+  /// `localizedReason` was empty.
+  case emptyReason
+}

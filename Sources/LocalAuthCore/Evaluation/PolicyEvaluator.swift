@@ -1,0 +1,147 @@
+/// The evaluation engine: runs a policy for a user against the state, the sensor and the user interface.
+///
+/// The flow follows LOCALAUTH.md §12: under deviceOwnerAuthentication, biometry first when usable, the
+/// passcode otherwise or after the fallback; under deviceOwnerAuthenticationWithBiometrics, biometry only.
+public struct PolicyEvaluator {
+  /// The side effects.
+  public var dependencies: Dependencies
+  /// The rules.
+  public var settings: EvaluationSettings
+
+  /// Creates an evaluator.
+  public init(dependencies: Dependencies, settings: EvaluationSettings = EvaluationSettings()) {
+    self.dependencies = dependencies
+    self.settings = settings
+  }
+
+  /// The biometry status for `user` now.
+  public func biometryStatus(for user: UserName, remote: Bool = false) throws -> BiometryStatus {
+    let record = try dependencies.store.load(user) ?? UserRecord()
+    return status(of: record, remote: remote)
+  }
+
+  /// Checks whether `policy` can be evaluated for `user` now; nil when it can (canEvaluatePolicy).
+  public func canEvaluate(_ policy: AuthPolicy, for user: UserName, remote: Bool = false) throws -> AuthErrorCode? {
+    let record = try dependencies.store.load(user) ?? UserRecord()
+    switch policy {
+    case .deviceOwnerAuthenticationWithBiometrics:
+      if case .unusable(let code, let detail) = status(of: record, remote: remote) {
+        // A passcode requirement is not an error of the sensor; it surfaces only when evaluating.
+        if case .passcodeRequired = detail {} else { return code }
+      }
+      return record.passcodeHash == nil ? .passcodeNotSet : nil
+    case .deviceOwnerAuthentication:
+      return record.passcodeHash == nil ? .passcodeNotSet : nil
+    }
+  }
+
+  /// Evaluates `request`; throws `UsageError` for an empty reason, and state or prompt errors as they come.
+  public func evaluate(_ request: EvaluationRequest) throws -> EvaluationOutcome {
+    guard !request.reason.isEmpty else { throw UsageError.emptyReason }
+    let user = request.user
+    let log = dependencies.log
+    let record = try dependencies.store.load(user) ?? UserRecord()
+    if request.cancellation?.isCancelled == true { return .failure(.appCancel, .none) }
+
+    if let outcome = reuse(record, request) {
+      log.log(.info, "Reused a biometric match for user \(user) within \(Int(request.reuseDuration)) seconds.")
+      return outcome
+    }
+
+    let biometry = status(of: record, remote: request.remote)
+    switch request.policy {
+    case .deviceOwnerAuthenticationWithBiometrics:
+      if case .unusable(let code, let detail) = biometry {
+        if case .passcodeRequired(let why) = detail { try dependencies.prompter.error(why.message) }
+        return finish(.failure(code, detail), request)
+      }
+      guard record.passcodeHash != nil else { return finish(.failure(.passcodeNotSet, .none), request) }
+      guard request.interactionAllowed else { return finish(.failure(.notInteractive, .none), request) }
+      guard case .usable(let modality) = biometry else { return finish(.failure(.biometryNotAvailable, .none), request) }
+      let prompt = BiometricPrompt(
+        dependencies: dependencies, settings: settings, request: request, modality: modality, templates: record.templates)
+      var result = try prompt.run()
+      if result == .exhausted && modality == .faceID && request.effectiveFallbackTitle != nil {
+        result = try prompt.awaitButtons()
+      }
+      let outcome: EvaluationOutcome =
+        switch result {
+        case .matched: .success(.biometry)
+        case .fallback: .failure(.userFallback, .fallbackChosen)
+        case .cancel: .failure(.userCancel, .none)
+        case .timeout: .failure(.systemCancel, .none)
+        case .exhausted: .failure(.authenticationFailed, .none)
+        case .lockedOut: .failure(.biometryLockout, .biometryLockedOut(failures: settings.lockoutThreshold))
+        case .appCancel: .failure(.appCancel, .none)
+        }
+      return finish(outcome, request)
+
+    case .deviceOwnerAuthentication:
+      guard record.passcodeHash != nil else {
+        settings.hasher.burnEquivalentWork()
+        return finish(.failure(.passcodeNotSet, .none), request)
+      }
+      guard request.interactionAllowed else { return finish(.failure(.notInteractive, .none), request) }
+      switch biometry {
+      case .usable(let modality):
+        let prompt = BiometricPrompt(
+          dependencies: dependencies, settings: settings, request: request, modality: modality, templates: record.templates)
+        switch try prompt.run() {
+        case .matched: return finish(.success(.biometry), request)
+        case .cancel: return finish(.failure(.userCancel, .none), request)
+        case .timeout: return finish(.failure(.systemCancel, .none), request)
+        case .appCancel: return finish(.failure(.appCancel, .none), request)
+        case .fallback, .exhausted, .lockedOut: break
+        }
+      case .unusable(_, let detail):
+        if case .passcodeRequired(let why) = detail { try dependencies.prompter.info(why.message) }
+      }
+      return finish(try PasscodeCheck(dependencies: dependencies, settings: settings, request: request).run(), request)
+    }
+  }
+
+  /// Prompts like a real passcode check and does the same hashing work, for a user who does not exist,
+  /// so that timing and prompts do not reveal which users exist. Always fails.
+  public func evaluateUnknownUser(reason: String, fallbackTitle: String?) throws -> EvaluationOutcome {
+    guard !reason.isEmpty else { throw UsageError.emptyReason }
+    let title = fallbackTitle.flatMap { $0.isEmpty ? nil : $0 } ?? "Enter Passcode"
+    let secret = try dependencies.prompter.secret(title + ": ")
+    secret.wipe()
+    settings.hasher.burnEquivalentWork()
+    dependencies.log.log(.notice, "Authentication failed for an unknown user.")
+    return .failure(.authenticationFailed, .unknownUser)
+  }
+
+  /// Ends `user`'s reuse window (logout must end it: seed 003's Face ID login loop).
+  public func endReuseWindow(for user: UserName) throws {
+    try dependencies.store.update(user) { record in record.reuse = nil }
+  }
+
+  private func status(of record: UserRecord, remote: Bool) -> BiometryStatus {
+    BiometryStatus.of(
+      record: record, sensor: dependencies.sensor.modality, remote: remote, now: dependencies.clock.now(),
+      bootID: dependencies.clock.bootID(), settings: settings)
+  }
+
+  private func reuse(_ record: UserRecord, _ request: EvaluationRequest) -> EvaluationOutcome? {
+    guard request.reuseDuration > 0, !request.remote, let stamp = record.reuse else { return nil }
+    let window = min(request.reuseDuration, EvaluationRequest.maximumReuseDuration)
+    let age = dependencies.clock.now().since(stamp.at)
+    guard age >= 0, age <= window, stamp.bootID == dependencies.clock.bootID(),
+      stamp.domainState == record.domainState,
+      !record.isBiometryLockedOut(threshold: settings.lockoutThreshold)
+    else { return nil }
+    return .success(.reuse)
+  }
+
+  private func finish(_ outcome: EvaluationOutcome, _ request: EvaluationRequest) -> EvaluationOutcome {
+    switch outcome {
+    case .success(let method):
+      dependencies.log.log(.info, "Authenticated user \(request.user) by \(method.rawValue) under \(request.policy.name).")
+    case .failure(let code, _):
+      dependencies.log.log(
+        .notice, "Authentication of user \(request.user) under \(request.policy.name) failed: \(code.name) (\(code.rawValue)).")
+    }
+    return outcome
+  }
+}

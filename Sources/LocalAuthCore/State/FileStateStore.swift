@@ -1,0 +1,80 @@
+/// The state folder: one versioned file per user, written atomically, changed under a per-user flock.
+///
+/// Layout: `<root>/users/<name>` (records), `<root>/locks/<name>` (flock targets, since a rename
+/// replaces the record's inode), `<root>/sensor/<name>/` (the simulated sensor's queue). Every folder and
+/// file must be owned by root and not writable by group or others; nothing follows a symbolic link.
+public final class FileStateStore: StateStore {
+  /// The state folder.
+  public let root: String
+
+  /// Creates a store over `root` (default /var/lib/localauth).
+  public init(root: String = FileStateStore.defaultRoot) { self.root = root }
+
+  /// The default state folder.
+  public static let defaultRoot = "/var/lib/localauth"
+
+  var usersDirectory: String { root + "/users" }
+  var locksDirectory: String { root + "/locks" }
+
+  /// The path of a user's record.
+  public func recordPath(_ user: UserName) -> String { usersDirectory + "/" + user.value }
+
+  public func load(_ user: UserName) throws -> UserRecord? {
+    guard try checkLayout(creating: false) else { return nil }
+    return try read(user)
+  }
+
+  public func update<T>(_ user: UserName, _ body: (inout UserRecord) throws -> T) throws -> T {
+    _ = try checkLayout(creating: true)
+    let lock = try FileSyscalls.lockExclusive(locksDirectory + "/" + user.value)
+    defer { lock.release() }
+    let original = try read(user)
+    var record = original ?? UserRecord()
+    let result = try body(&record)
+    if record != original {
+      try FileSyscalls.atomicWrite(StateCodec.encode(record), directory: usersDirectory, name: user.value)
+    }
+    return result
+  }
+
+  public func remove(_ user: UserName) throws {
+    guard try checkLayout(creating: false) else { return }
+    let lock = try FileSyscalls.lockExclusive(locksDirectory + "/" + user.value)
+    defer { lock.release() }
+    try FileSyscalls.remove(recordPath(user))
+  }
+
+  public func users() throws -> [UserName] {
+    guard try checkLayout(creating: false) else { return [] }
+    return try FileSyscalls.listDirectory(usersDirectory).compactMap { name in
+      name.hasPrefix(".") ? nil : try? UserName(name)
+    }
+  }
+
+  private func read(_ user: UserName) throws -> UserRecord? {
+    let path = recordPath(user)
+    guard let bytes = try FileSyscalls.readTrustedFile(path, limit: StateCodec.maximumSize) else { return nil }
+    return try StateCodec.decode(bytes, path: path)
+  }
+
+  /// Checks (or creates) the folders; false when the state folder does not exist and `creating` is false.
+  private func checkLayout(creating: Bool) throws(StateError) -> Bool {
+    if creating {
+      try FileSyscalls.ensureDirectory(root)
+      try FileSyscalls.ensureDirectory(usersDirectory)
+      try FileSyscalls.ensureDirectory(locksDirectory)
+      return true
+    }
+    do {
+      try FileSyscalls.checkTrustedDirectory(root)
+    } catch .io(_, _, let code) where code == 2 {
+      return false
+    }
+    do {
+      try FileSyscalls.checkTrustedDirectory(usersDirectory)
+    } catch .io(_, _, let code) where code == 2 {
+      return false
+    }
+    return true
+  }
+}

@@ -1,0 +1,269 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+// The only file in LocalAuthCore that calls libc's file functions (swift-system's Syscalls.swift style):
+// every open is O_NOFOLLOW|O_CLOEXEC, every owner and mode is checked, EINTR is retried here and nowhere else.
+
+/// A hook that makes a named file operation fail with an errno, for fault-injection tests (debug builds only).
+#if DEBUG
+nonisolated(unsafe) public var fileFaultInjector: ((_ operation: String, _ path: String) -> Int32?)? = nil
+#endif
+
+@inline(__always)
+private func injectedFault(_ operation: String, _ path: String) -> Int32? {
+  #if DEBUG
+  return fileFaultInjector?(operation, path)
+  #else
+  return nil
+  #endif
+}
+
+/// The text of an errno value, as strerror gives it.
+public func errnoDescription(_ code: Int32) -> String {
+  guard let text = strerror(code) else { return "errno \(code)" }
+  return String(cString: text)
+}
+
+/// Runs a call that returns -1 on failure, retrying on EINTR; returns the result or throws `.io`.
+@discardableResult
+func retryingSyscall(_ operation: String, _ path: String, _ call: () -> Int32) throws(StateError) -> Int32 {
+  if let code = injectedFault(operation, path) { throw .io(path: path, operation: operation, errno: code) }
+  while true {
+    let result = call()
+    if result != -1 { return result }
+    let code = errno
+    if code == EINTR { continue }
+    if code == EACCES || code == EPERM { throw .permissionDenied(path: path) }
+    throw .io(path: path, operation: operation, errno: code)
+  }
+}
+
+/// The uid state files and folders must belong to.
+public let trustedOwner: uid_t = 0
+
+/// File-system operations for the state folder, with the safety checks applied in one place.
+public enum FileSyscalls {
+  /// The metadata the safety checks need.
+  struct Status {
+    var isDirectory: Bool
+    var isRegular: Bool
+    var owner: uid_t
+    var mode: mode_t
+    var size: Int
+  }
+
+  static func status(of fd: Int32, path: String) throws(StateError) -> Status {
+    var st = stat()
+    try retryingSyscall("stat", path) { fstat(fd, &st) }
+    return Status(
+      isDirectory: (st.st_mode & S_IFMT) == S_IFDIR, isRegular: (st.st_mode & S_IFMT) == S_IFREG,
+      owner: st.st_uid, mode: st.st_mode & 0o7777, size: Int(st.st_size))
+  }
+
+  /// Checks that an open file or folder is owned by root and not writable by group or others.
+  static func checkTrusted(_ status: Status, path: String) throws(StateError) {
+    guard status.owner == trustedOwner else {
+      throw .insecure(path: path, reason: "it is owned by uid \(status.owner), not root")
+    }
+    guard status.mode & 0o022 == 0 else {
+      throw .insecure(path: path, reason: "it is writable by group or others (mode \(String(status.mode, radix: 8)))")
+    }
+  }
+
+  /// Opens a path without following a final symbolic link; nil when it does not exist.
+  static func openNoFollow(_ path: String, flags: Int32, mode: mode_t = 0o600) throws(StateError) -> Int32? {
+    if let code = injectedFault("open", path) { throw .io(path: path, operation: "open", errno: code) }
+    while true {
+      let fd = open(path, flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, mode)
+      if fd >= 0 { return fd }
+      switch errno {
+      case EINTR: continue
+      case ENOENT: return nil
+      case ELOOP: throw .insecure(path: path, reason: "it is a symbolic link")
+      case EACCES, EPERM: throw .permissionDenied(path: path)
+      case let code: throw .io(path: path, operation: "open", errno: code)
+      }
+    }
+  }
+
+  /// Reads a whole trusted regular file of at most `limit` bytes; nil when it does not exist.
+  public static func readTrustedFile(_ path: String, limit: Int) throws(StateError) -> [UInt8]? {
+    guard let fd = try openNoFollow(path, flags: O_RDONLY) else { return nil }
+    defer { close(fd) }
+    let status = try status(of: fd, path: path)
+    guard status.isRegular else { throw .insecure(path: path, reason: "it is not a regular file") }
+    try checkTrusted(status, path: path)
+    guard status.size <= limit else { throw .tooLarge(path: path, limit: limit) }
+    return try readAll(fd, path: path, limit: limit)
+  }
+
+  static func readAll(_ fd: Int32, path: String, limit: Int) throws(StateError) -> [UInt8] {
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 16384)
+    while true {
+      var count = 0
+      if let code = injectedFault("read", path) { throw .io(path: path, operation: "read", errno: code) }
+      while true {
+        count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if count >= 0 { break }
+        if errno == EINTR { continue }
+        throw .io(path: path, operation: "read", errno: errno)
+      }
+      if count == 0 { return bytes }
+      bytes += chunk[0..<count]
+      guard bytes.count <= limit else { throw .tooLarge(path: path, limit: limit) }
+    }
+  }
+
+  /// Checks a folder: a real directory (not a link), owned by root, not writable by group or others.
+  public static func checkTrustedDirectory(_ path: String) throws(StateError) {
+    guard let fd = try openNoFollow(path, flags: O_RDONLY | O_DIRECTORY) else {
+      throw .io(path: path, operation: "open", errno: ENOENT)
+    }
+    defer { close(fd) }
+    let status = try status(of: fd, path: path)
+    guard status.isDirectory else { throw .insecure(path: path, reason: "it is not a directory") }
+    try checkTrusted(status, path: path)
+  }
+
+  /// Creates a folder with `mode` if it is missing, then checks it is trusted.
+  public static func ensureDirectory(_ path: String, mode: mode_t = 0o700) throws(StateError) {
+    if mkdir(path, mode) != 0 && errno != EEXIST {
+      let code = errno
+      if code == EACCES || code == EPERM { throw .permissionDenied(path: path) }
+      throw .io(path: path, operation: "create", errno: code)
+    }
+    try checkTrustedDirectory(path)
+  }
+
+  /// Writes `bytes` to `directory/name` atomically: temporary file, fsync, rename, fsync of the folder.
+  public static func atomicWrite(_ bytes: [UInt8], directory: String, name: String) throws(StateError) {
+    let target = directory + "/" + name
+    let temporary = directory + "/.\(name).\(getpid()).tmp"
+    unlink(temporary)
+    guard let fd = try openNoFollow(temporary, flags: O_WRONLY | O_CREAT | O_EXCL, mode: 0o600) else {
+      throw .io(path: temporary, operation: "create", errno: ENOENT)
+    }
+    var written = 0
+    var isOpen = true
+    defer { if isOpen { close(fd) } }
+    do {
+      if let code = injectedFault("write", temporary) { throw StateError.io(path: temporary, operation: "write", errno: code) }
+      while written < bytes.count {
+        let count = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
+        if count < 0 {
+          if errno == EINTR { continue }
+          throw StateError.io(path: temporary, operation: "write", errno: errno)
+        }
+        written += count
+      }
+      try retryingSyscall("fsync", temporary) { fsync(fd) }
+      close(fd)
+      isOpen = false
+      try retryingSyscall("rename", target) { rename(temporary, target) }
+    } catch let error as StateError {
+      unlink(temporary)
+      throw error
+    } catch {
+      unlink(temporary)
+      throw .io(path: temporary, operation: "write", errno: EIO)
+    }
+    try syncDirectory(directory)
+  }
+
+  /// Flushes a folder's entries to disk, so that a rename survives a crash.
+  static func syncDirectory(_ path: String) throws(StateError) {
+    guard let fd = try openNoFollow(path, flags: O_RDONLY | O_DIRECTORY) else { return }
+    defer { close(fd) }
+    try retryingSyscall("fsync", path) { fsync(fd) }
+  }
+
+  /// Removes a file; a missing file is not an error.
+  public static func remove(_ path: String) throws(StateError) {
+    if let code = injectedFault("unlink", path) { throw .io(path: path, operation: "unlink", errno: code) }
+    if unlink(path) != 0 && errno != ENOENT {
+      let code = errno
+      if code == EACCES || code == EPERM { throw .permissionDenied(path: path) }
+      throw .io(path: path, operation: "remove", errno: code)
+    }
+  }
+
+  /// The names in a folder, without "." and "..".
+  public static func listDirectory(_ path: String) throws(StateError) -> [String] {
+    guard let dir = opendir(path) else {
+      let code = errno
+      if code == ENOENT { return [] }
+      if code == EACCES || code == EPERM { throw .permissionDenied(path: path) }
+      throw .io(path: path, operation: "list", errno: code)
+    }
+    defer { closedir(dir) }
+    var names: [String] = []
+    while let entry = readdir(dir) {
+      let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+        String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+      }
+      if name != "." && name != ".." { names.append(name) }
+    }
+    return names
+  }
+
+  /// Takes an exclusive flock on `path` (created 0600 if missing); the lock ends when the value is released.
+  public static func lockExclusive(_ path: String) throws(StateError) -> FileLock {
+    guard let fd = try openNoFollow(path, flags: O_RDWR | O_CREAT, mode: 0o600) else {
+      throw .io(path: path, operation: "create", errno: ENOENT)
+    }
+    do {
+      let status = try status(of: fd, path: path)
+      guard status.isRegular else { throw StateError.insecure(path: path, reason: "it is not a regular file") }
+      try checkTrusted(status, path: path)
+      try retryingSyscall("lock", path) { flock(fd, LOCK_EX) }
+    } catch let error as StateError {
+      close(fd)
+      throw error
+    } catch {
+      close(fd)
+      throw .io(path: path, operation: "lock", errno: EIO)
+    }
+    return FileLock(fd: fd)
+  }
+}
+
+/// An exclusive flock held until `release()` or deinit.
+public final class FileLock {
+  private var fd: Int32
+
+  init(fd: Int32) { self.fd = fd }
+
+  /// Releases the lock now.
+  public func release() {
+    guard fd >= 0 else { return }
+    flock(fd, LOCK_UN)
+    close(fd)
+    fd = -1
+  }
+
+  deinit { release() }
+}
+
+/// Reads a small file that needs no ownership checks (such as /proc entries).
+func readSmallFile(_ path: String, limit: Int) throws(StateError) -> [UInt8] {
+  guard let fd = try FileSyscalls.openNoFollow(path, flags: O_RDONLY) else {
+    throw .io(path: path, operation: "open", errno: ENOENT)
+  }
+  defer { close(fd) }
+  return try FileSyscalls.readAll(fd, path: path, limit: limit)
+}
+
+extension String {
+  /// The string without leading and trailing spaces, tabs and newlines.
+  func trimmingWhitespace() -> String {
+    let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
+    guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else {
+      return ""
+    }
+    return String(self[first...last])
+  }
+}

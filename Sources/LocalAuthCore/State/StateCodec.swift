@@ -1,0 +1,117 @@
+/// The on-disk text format of a user record: a versioned header, then one `key value` line per field.
+///
+/// Decoding is strict: an unknown key, a duplicate, a malformed number or a missing header is corruption,
+/// and corruption fails closed. A later release that changes the format bumps `currentVersion` and migrates.
+public enum StateCodec {
+  /// The first word of every state file.
+  public static let magic = "localauth-state"
+  /// The format version this release writes.
+  public static let currentVersion = 1
+  /// The largest state file accepted.
+  public static let maximumSize = 256 * 1024
+
+  /// Encodes a record.
+  public static func encode(_ record: UserRecord) -> [UInt8] {
+    var lines = ["\(magic) \(currentVersion)"]
+    func put(_ key: String, _ value: String?) { if let value { lines.append("\(key) \(value)") } }
+    put("passcode.hash", record.passcodeHash)
+    put("passcode.failures", String(record.passcodeFailures))
+    put("passcode.last-wrong", record.lastWrongPasscodeHash)
+    put("passcode.next-allowed", record.passcodeNextAllowed?.description)
+    put("passcode.last-success", record.lastPasscodeSuccess?.description)
+    put("passcode.last-success-boot", record.lastPasscodeBootID)
+    put("biometry.failures", String(record.biometricFailures))
+    put("biometry.last-success", record.lastBiometricSuccess?.description)
+    put("success.last", record.lastSuccess?.description)
+    put("enrollment.generation", String(record.enrollmentGeneration))
+    put("enrollment.domain-state", record.domainState)
+    put("enrollment.acknowledged", record.acknowledgedDomainState)
+    if let reuse = record.reuse { put("reuse", "\(reuse.at) \(reuse.bootID) \(reuse.domainState)") }
+    for feature in record.features.sorted() { put("feature", feature) }
+    for t in record.templates {
+      put("template", "\(t.modality.rawValue) \(t.enrolledAt) \(t.name) " + t.features.map { String($0) }.joined(separator: ","))
+    }
+    return Array((lines.joined(separator: "\n") + "\n").utf8)
+  }
+
+  /// Decodes a record, naming `path` in any error.
+  public static func decode(_ bytes: [UInt8], path: String) throws(StateError) -> UserRecord {
+    guard bytes.count <= maximumSize else { throw .tooLarge(path: path, limit: maximumSize) }
+    guard !bytes.isEmpty else { throw .corrupt(path: path, reason: "the file is empty") }
+    guard let text = String(validating: bytes, as: UTF8.self) else {
+      throw .corrupt(path: path, reason: "the file is not valid UTF-8")
+    }
+    guard bytes.last == UInt8(ascii: "\n") else { throw .corrupt(path: path, reason: "the file is truncated") }
+    var lines = text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
+    guard !lines.isEmpty else { throw .corrupt(path: path, reason: "the header is missing") }
+    let header = lines.removeFirst().split(separator: " ", omittingEmptySubsequences: false)
+    guard header.count == 2, header[0] == magic else { throw .corrupt(path: path, reason: "the header is missing") }
+    guard header[1] == String(currentVersion) else { throw .unsupportedVersion(path: path, found: String(header[1].prefix(32))) }
+
+    var record = UserRecord()
+    var seen: Set<String> = []
+    for (index, line) in lines.enumerated() {
+      let lineNumber = index + 2
+      func fail(_ why: String) -> StateError { .corrupt(path: path, reason: "line \(lineNumber): \(why)") }
+      guard let space = line.firstIndex(of: " ") else { throw fail("no value") }
+      let key = String(line[..<space])
+      let value = String(line[line.index(after: space)...])
+      if key != "feature" && key != "template" {
+        guard seen.insert(key).inserted else { throw fail("duplicate key \(key.prefix(40))") }
+      }
+      func count() throws(StateError) -> Int {
+        guard let n = Int(value), n >= 0, n < 1_000_000_000 else { throw fail("bad count") }
+        return n
+      }
+      func time(_ raw: String) throws(StateError) -> WallTime {
+        guard let s = Double(raw), s.isFinite, s >= 0 else { throw fail("bad time") }
+        return WallTime(seconds: s)
+      }
+      func token(_ raw: String) throws(StateError) -> String {
+        guard !raw.isEmpty, raw.utf8.count <= 512, !raw.contains(" ") else { throw fail("bad value") }
+        return raw
+      }
+      switch key {
+      case "passcode.hash": record.passcodeHash = try token(value)
+      case "passcode.failures": record.passcodeFailures = try count()
+      case "passcode.last-wrong": record.lastWrongPasscodeHash = try token(value)
+      case "passcode.next-allowed": record.passcodeNextAllowed = try time(value)
+      case "passcode.last-success": record.lastPasscodeSuccess = try time(value)
+      case "passcode.last-success-boot": record.lastPasscodeBootID = try token(value)
+      case "biometry.failures": record.biometricFailures = try count()
+      case "biometry.last-success": record.lastBiometricSuccess = try time(value)
+      case "success.last": record.lastSuccess = try time(value)
+      case "enrollment.generation": record.enrollmentGeneration = try count()
+      case "enrollment.domain-state": record.domainState = try token(value)
+      case "enrollment.acknowledged": record.acknowledgedDomainState = try token(value)
+      case "reuse":
+        let parts = value.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count == 3 else { throw fail("bad reuse stamp") }
+        record.reuse = ReuseStamp(at: try time(parts[0]), bootID: try token(parts[1]), domainState: try token(parts[2]))
+      case "feature":
+        guard isValidItemName(value), record.features.insert(value).inserted else { throw fail("bad feature") }
+      case "template":
+        let parts = value.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count == 4, let modality = Modality(rawValue: parts[0]), isValidItemName(parts[2]) else {
+          throw fail("bad template")
+        }
+        let numbers = parts[3].split(separator: ",", omittingEmptySubsequences: false)
+        guard numbers.count == MatcherCalibration.dimension else { throw fail("bad template length") }
+        var features: [Float] = []
+        features.reserveCapacity(numbers.count)
+        for n in numbers {
+          guard let f = Float(n), f.isFinite, abs(f) <= 1 else { throw fail("bad template value") }
+          features.append(f)
+        }
+        guard !record.templates.contains(where: { $0.name == parts[2] }),
+          record.templates.count < modality.maximumEnrolled
+        else { throw fail("too many or duplicate templates") }
+        record.templates.append(
+          BiometricTemplate(name: parts[2], modality: modality, features: features, enrolledAt: try time(parts[1])))
+      default:
+        throw fail("unknown key \(key.prefix(40))")
+      }
+    }
+    return record
+  }
+}

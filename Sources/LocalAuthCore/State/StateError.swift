@@ -1,0 +1,29 @@
+/// Failures of the state folder: each names the file and says why, and each fails closed.
+public enum StateError: Error, Equatable, Sendable, CustomStringConvertible {
+  /// A user name that cannot name a state file (the name itself is not repeated: it may be a mistyped secret).
+  case invalidUserName(reason: String)
+  /// A file or folder has an unsafe owner, mode or type.
+  case insecure(path: String, reason: String)
+  /// A file could not be parsed.
+  case corrupt(path: String, reason: String)
+  /// A file carries a format version this release does not know.
+  case unsupportedVersion(path: String, found: String)
+  /// The caller may not read or write the state (not running as root).
+  case permissionDenied(path: String)
+  /// A system call failed.
+  case io(path: String, operation: String, errno: Int32)
+  /// A file is larger than any valid state file.
+  case tooLarge(path: String, limit: Int)
+
+  public var description: String {
+    switch self {
+    case .invalidUserName(let reason): "The user name is not acceptable: \(reason)."
+    case .insecure(let path, let reason): "The state file \(path) is insecure: \(reason)."
+    case .corrupt(let path, let reason): "The state file \(path) is corrupt: \(reason)."
+    case .unsupportedVersion(let path, let found): "The state file \(path) has unsupported format version \(found)."
+    case .permissionDenied(let path): "Permission denied reading the state at \(path); run as root."
+    case .io(let path, let operation, let code): "Failed to \(operation) \(path): \(errnoDescription(code))."
+    case .tooLarge(let path, let limit): "The state file \(path) is larger than \(limit) bytes."
+    }
+  }
+}

@@ -1,0 +1,34 @@
+import CPAM
+
+// The six PAM entry points. Each forwards to PAMEntry.run and holds no logic: a Swift error or trap must
+// never cross into sshd or sudo, and the linker's version script keeps every other symbol local.
+
+@_cdecl("pam_sm_authenticate")
+public func pam_sm_authenticate(
+  _ pamh: OpaquePointer?, _ flags: CInt, _ argc: CInt, _ argv: UnsafeMutablePointer<UnsafePointer<CChar>?>?
+) -> CInt { PAMEntry.run(.authenticate, pamh, flags, argc, argv) }
+
+@_cdecl("pam_sm_setcred")
+public func pam_sm_setcred(
+  _ pamh: OpaquePointer?, _ flags: CInt, _ argc: CInt, _ argv: UnsafeMutablePointer<UnsafePointer<CChar>?>?
+) -> CInt { PAMEntry.run(.setCredentials, pamh, flags, argc, argv) }
+
+@_cdecl("pam_sm_acct_mgmt")
+public func pam_sm_acct_mgmt(
+  _ pamh: OpaquePointer?, _ flags: CInt, _ argc: CInt, _ argv: UnsafeMutablePointer<UnsafePointer<CChar>?>?
+) -> CInt { PAMEntry.run(.accountManagement, pamh, flags, argc, argv) }
+
+@_cdecl("pam_sm_chauthtok")
+public func pam_sm_chauthtok(
+  _ pamh: OpaquePointer?, _ flags: CInt, _ argc: CInt, _ argv: UnsafeMutablePointer<UnsafePointer<CChar>?>?
+) -> CInt { PAMEntry.run(.changeAuthToken, pamh, flags, argc, argv) }
+
+@_cdecl("pam_sm_open_session")
+public func pam_sm_open_session(
+  _ pamh: OpaquePointer?, _ flags: CInt, _ argc: CInt, _ argv: UnsafeMutablePointer<UnsafePointer<CChar>?>?
+) -> CInt { PAMEntry.run(.openSession, pamh, flags, argc, argv) }
+
+@_cdecl("pam_sm_close_session")
+public func pam_sm_close_session(
+  _ pamh: OpaquePointer?, _ flags: CInt, _ argc: CInt, _ argv: UnsafeMutablePointer<UnsafePointer<CChar>?>?
+) -> CInt { PAMEntry.run(.closeSession, pamh, flags, argc, argv) }

@@ -1,0 +1,86 @@
+import CPAM
+import LocalAuthCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Runs one PAM operation: decodes arguments, builds the dependencies, calls the core, maps the result.
+enum PAMEntry {
+  /// The PAM service functions.
+  enum Operation: String {
+    case authenticate = "authenticate"
+    case setCredentials = "setcred"
+    case accountManagement = "acct_mgmt"
+    case changeAuthToken = "chauthtok"
+    case openSession = "open_session"
+    case closeSession = "close_session"
+  }
+
+  /// Everything an operation needs, built once per call.
+  struct Context {
+    let handle: PAMHandle
+    let flags: CInt
+    let options: Options
+    let log: SyslogLog
+    let dependencies: Dependencies
+    let service: String
+  }
+
+  static func run(
+    _ operation: Operation, _ pamh: OpaquePointer?, _ flags: CInt, _ argc: CInt,
+    _ argv: UnsafeMutablePointer<UnsafePointer<CChar>?>?
+  ) -> CInt {
+    guard let pamh else { return PAM_SYSTEM_ERR }
+    let handle = PAMHandle(raw: pamh, silent: cpam_is_silent(flags) != 0)
+    guard let arguments = PAMHandle.arguments(argc, argv) else {
+      handle.syslog(LOG_ERR, "Module arguments could not be decoded.")
+      return PAM_SERVICE_ERR
+    }
+    let context: Context
+    do {
+      context = try makeContext(handle: handle, flags: flags, arguments: arguments)
+    } catch {
+      handle.syslog(LOG_ERR, "Configuration error: \(error)")
+      return PAMResult.code(for: error)
+    }
+    let code: CInt
+    do {
+      code = try perform(operation, context)
+    } catch {
+      code = PAMResult.code(for: error)
+      context.log.log(.error, "pam_sm_\(operation.rawValue) failed: \(error)")
+    }
+    return code
+  }
+
+  static func makeContext(handle: PAMHandle, flags: CInt, arguments: [String]) throws -> Context {
+    let parsed = try OptionParser.parse(arguments: arguments) { path in
+      try FileSyscalls.readTrustedFile(path, limit: OptionParser.maximumFileSize).map { String(decoding: $0, as: UTF8.self) }
+    }
+    let options = parsed.options
+    let log = SyslogLog(handle: handle, debug: options.debug)
+    for warning in parsed.warnings { log.log(.error, warning) }
+    let clock = SystemClock()
+    let dependencies = Dependencies(
+      clock: clock, store: FileStateStore(root: options.stateDirectory),
+      sensor: options.sensor == nil
+        ? AbsentSensor()
+        : SpoolSensor(modality: options.sensor, stateRoot: options.stateDirectory, clock: clock, log: log, expiry: options.eventExpiry),
+      prompter: ConversationPrompter(handle: handle), log: log)
+    return Context(
+      handle: handle, flags: flags, options: options, log: log, dependencies: dependencies,
+      service: handle.item(PAM_SERVICE) ?? "unknown")
+  }
+
+  static func perform(_ operation: Operation, _ context: Context) throws -> CInt {
+    switch operation {
+    case .authenticate: return try Authenticate.run(context)
+    case .setCredentials: return PAM_SUCCESS
+    case .accountManagement: return PAM_IGNORE
+    case .openSession: return PAM_SUCCESS
+    case .closeSession: return try Sessions.close(context)
+    case .changeAuthToken: return try ChangeAuthToken.run(context)
+    }
+  }
+}

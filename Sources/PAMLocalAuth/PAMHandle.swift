@@ -1,0 +1,138 @@
+import CPAM
+import LocalAuthCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Every pointer the module touches: argv decoding, PAM items, the conversation and syslog.
+/// No other Swift file in the module holds unsafe code.
+struct PAMHandle {
+  /// The handle PAM passed in.
+  let raw: OpaquePointer
+  /// True when the application passed PAM_SILENT.
+  let silent: Bool
+
+  /// Decodes argv with a cap on count and length; returns nil for a NULL entry.
+  static func arguments(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafePointer<CChar>?>?) -> [String]? {
+    guard argc > 0 else { return [] }
+    guard let argv, argc <= CInt(OptionParser.maximumEntries) else { return nil }
+    var result: [String] = []
+    for i in 0..<Int(argc) {
+      guard let arg = argv[i], strnlen(arg, OptionParser.maximumEntryLength + 1) <= OptionParser.maximumEntryLength else {
+        return nil
+      }
+      result.append(String(cString: arg))
+    }
+    return result
+  }
+
+  /// The user name, asking the application if needed. Corresponds to PAM's `pam_get_user`.
+  func user() -> Result<String, PAMFailure> {
+    var name: UnsafePointer<CChar>?
+    let status = pam_get_user(raw, &name, nil)
+    if status == PAM_CONV_AGAIN { return .failure(.conversation(again: true)) }
+    guard status == PAM_SUCCESS, let name else { return .failure(.noUser) }
+    return .success(String(cString: name))
+  }
+
+  /// A string item such as PAM_RHOST or PAM_SERVICE. Corresponds to PAM's `pam_get_item`.
+  func item(_ type: CInt) -> String? {
+    var value: UnsafeRawPointer?
+    guard pam_get_item(raw, type, &value) == PAM_SUCCESS, let value else { return nil }
+    return String(cString: value.assumingMemoryBound(to: CChar.self))
+  }
+
+  /// A variable from the PAM environment, then the process environment. Corresponds to `pam_getenv`.
+  func environment(_ name: String) -> String? {
+    if let value = pam_getenv(raw, name) { return String(cString: value) }
+    if let value = getenv(name) { return String(cString: value) }
+    return nil
+  }
+
+  /// Writes one sentence to syslog. Corresponds to PAM's `pam_syslog`.
+  func syslog(_ priority: CInt, _ message: String) {
+    cpam_syslog(raw, priority, message)
+  }
+
+  /// Sends one message through the application's conversation and returns the answer, if any.
+  /// Corresponds to calling the `pam_conv` item's function.
+  func converse(style: CInt, _ text: String) throws -> SecretBytes? {
+    var item: UnsafeRawPointer?
+    guard pam_get_item(raw, PAM_CONV, &item) == PAM_SUCCESS, let item else { throw PromptError.conversationFailed }
+    let conversation = item.assumingMemoryBound(to: pam_conv.self).pointee
+    guard let function = conversation.conv else { throw PromptError.conversationFailed }
+    return try text.withCString { cText throws -> SecretBytes? in
+      var message = pam_message(msg_style: style, msg: cText)
+      return try withUnsafePointer(to: &message) { messagePointer throws -> SecretBytes? in
+        var messages: UnsafePointer<pam_message>? = messagePointer
+        var response: UnsafeMutablePointer<pam_response>?
+        let status = function(1, &messages, &response, conversation.appdata_ptr)
+        defer { Self.free(response) }
+        if status == PAM_CONV_AGAIN { throw PromptError.conversationAgain }
+        guard status == PAM_SUCCESS else { throw PromptError.conversationFailed }
+        guard style == PAM_PROMPT_ECHO_OFF || style == PAM_PROMPT_ECHO_ON else { return nil }
+        guard let response, let answer = response.pointee.resp else { throw PromptError.conversationFailed }
+        let length = strnlen(answer, SecretBytes.maximumLength + 1)
+        return SecretBytes(Array(UnsafeRawBufferPointer(start: answer, count: length)))
+      }
+    }
+  }
+
+  /// Wipes and frees a conversation's response, as pam_unix's `_pam_delete` does.
+  private static func free(_ response: UnsafeMutablePointer<pam_response>?) {
+    guard let response else { return }
+    if let answer = response.pointee.resp {
+      let length = strlen(answer)
+      memset(answer, 0, length)
+      Glibc.free(answer)
+    }
+    Glibc.free(response)
+  }
+}
+
+/// The conversation as the core's prompter: info lines obey PAM_SILENT, errors and prompts do not.
+final class ConversationPrompter: AuthPrompter {
+  let handle: PAMHandle
+
+  init(handle: PAMHandle) { self.handle = handle }
+
+  func info(_ text: String) throws {
+    guard !handle.silent else { return }
+    _ = try handle.converse(style: PAM_TEXT_INFO, text)
+  }
+
+  func error(_ text: String) throws {
+    guard !handle.silent else { return }
+    _ = try handle.converse(style: PAM_ERROR_MSG, text)
+  }
+
+  func secret(_ prompt: String) throws -> SecretBytes {
+    guard let answer = try handle.converse(style: PAM_PROMPT_ECHO_OFF, prompt) else { throw PromptError.conversationFailed }
+    return answer
+  }
+}
+
+/// The core's log, written through pam_syslog.
+final class SyslogLog: AuthLog, @unchecked Sendable {
+  let handle: PAMHandle
+  let debug: Bool
+
+  init(handle: PAMHandle, debug: Bool) {
+    self.handle = handle
+    self.debug = debug
+  }
+
+  func log(_ level: LogLevel, _ message: String) {
+    let priority: CInt =
+      switch level {
+      case .debug: LOG_DEBUG
+      case .info: LOG_INFO
+      case .notice: LOG_NOTICE
+      case .warning: LOG_WARNING
+      case .error: LOG_ERR
+      }
+    if level == .debug && !debug { return }
+    handle.syslog(priority, message)
+  }
+}

@@ -1,0 +1,72 @@
+import CPAM
+import LocalAuthCore
+
+/// Failures of the module itself, outside the core's evaluation outcomes.
+enum PAMFailure: Error, Equatable {
+  /// PAM could not tell the user name.
+  case noUser
+  /// The user name is not known to the system.
+  case unknownUser
+  /// The conversation failed (again: the application returned PAM_CONV_AGAIN).
+  case conversation(again: Bool)
+  /// argv could not be decoded.
+  case badArguments
+  /// The operation is not supported with these arguments.
+  case notApplicable
+  /// The new passcode was refused (mismatch, too short).
+  case authTokenRejected
+  /// The old passcode was wrong when changing it.
+  case authTokenWrong
+}
+
+/// The one place where outcomes and errors become PAM return codes (README, "Return codes").
+enum PAMResult {
+  /// The PAM code for an evaluation outcome.
+  static func code(for outcome: EvaluationOutcome) -> CInt {
+    switch outcome {
+    case .success:
+      return PAM_SUCCESS
+    case .failure(let code, let detail):
+      switch (code, detail) {
+      case (_, .unknownUser): return PAM_USER_UNKNOWN
+      case (_, .passcodeDelayed): return PAM_MAXTRIES
+      case (_, .featureNotEnabled): return PAM_IGNORE
+      case (.userFallback, _): return PAM_IGNORE
+      case (.biometryLockout, .passcodeRequired): return PAM_AUTHINFO_UNAVAIL
+      case (.biometryLockout, _): return PAM_MAXTRIES
+      case (.biometryNotAvailable, _), (.biometryNotEnrolled, _), (.passcodeNotSet, _): return PAM_AUTHINFO_UNAVAIL
+      case (.userCancel, _), (.systemCancel, _), (.appCancel, _): return PAM_AUTHINFO_UNAVAIL
+      case (.notInteractive, _), (.invalidContext, _): return PAM_AUTHINFO_UNAVAIL
+      case (.authenticationFailed, _): return PAM_AUTH_ERR
+      }
+    }
+  }
+
+  /// The PAM code for an error thrown anywhere below the entry point; never PAM_SUCCESS.
+  static func code(for error: any Error) -> CInt {
+    switch error {
+    case let failure as PAMFailure:
+      switch failure {
+      case .noUser: return PAM_USER_UNKNOWN
+      case .unknownUser: return PAM_USER_UNKNOWN
+      case .conversation(let again): return again ? PAM_INCOMPLETE : PAM_CONV_ERR
+      case .badArguments: return PAM_SERVICE_ERR
+      case .notApplicable: return PAM_IGNORE
+      case .authTokenRejected: return PAM_AUTHTOK_ERR
+      case .authTokenWrong: return PAM_AUTH_ERR
+      }
+    case let prompt as PromptError:
+      return prompt == .conversationAgain ? PAM_INCOMPLETE : PAM_CONV_ERR
+    case is ConfigError:
+      return PAM_SERVICE_ERR
+    case let state as StateError:
+      if case .invalidUserName = state { return PAM_USER_UNKNOWN }
+      if case .permissionDenied = state { return PAM_AUTHINFO_UNAVAIL }
+      return PAM_SYSTEM_ERR
+    case is UsageError:
+      return PAM_SERVICE_ERR
+    default:
+      return PAM_SYSTEM_ERR
+    }
+  }
+}
