@@ -10,6 +10,8 @@ let package = Package(
     .library(name: "LocalAuthentication", targets: ["LocalAuthentication"]),
     .executable(name: "localauthctl", targets: ["localauthctl"]),
     .executable(name: "PAMHarness", targets: ["PAMHarness"]),
+    .executable(name: "localauth-bench", targets: ["localauth-bench"]),
+    .executable(name: "localauth-fuzz", targets: ["localauth-fuzz"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -24,10 +26,15 @@ let package = Package(
       name: "localauthctl",
       dependencies: ["LocalAuthCore", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
     .executableTarget(name: "PAMHarness", dependencies: ["CPAM"]),
+    // Benchmarks (issue 5): `make bench`.
+    .executableTarget(name: "localauth-bench", dependencies: ["LocalAuthCore"]),
+    // libFuzzer targets for the option parser and the state decoder (issue 4): `make fuzz`.
+    .executableTarget(name: "localauth-fuzz", dependencies: ["LocalAuthCore"]),
     .testTarget(name: "LocalAuthCoreTests", dependencies: ["LocalAuthCore"]),
     .testTarget(name: "LocalAuthenticationTests", dependencies: ["LocalAuthentication", "LocalAuthCore"]),
     .testTarget(name: "PAMLocalAuthTests", dependencies: ["PAMLocalAuth", "LocalAuthCore", "CPAM"]),
     .testTarget(name: "localauthctlTests", dependencies: ["localauthctl", "LocalAuthCore"]),
     .testTarget(name: "IntegrationTests", dependencies: ["LocalAuthCore"]),
+    .testTarget(name: "ReliabilityTests", dependencies: ["LocalAuthCore"]),
   ]
 )

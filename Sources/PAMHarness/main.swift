@@ -1,0 +1,1 @@
+print("PAMHarness: not written yet")

@@ -1,0 +1,1 @@
+print("localauth-bench: not written yet")

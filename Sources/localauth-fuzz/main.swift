@@ -1,0 +1,1 @@
+print("localauth-fuzz: not written yet")
