@@ -109,6 +109,18 @@ struct Rule5PasscodeDelayTests {
     #expect(world.log.lines.filter { $0.contains("repeated entry not counted") }.count == 5)
   }
 
+  @Test("Rule 5: repeating the wrong passcode after a delay ran out neither counts nor delays again")
+  func repeatedAfterDelay() throws {
+    let world = try passcodeWorld()
+    for guess in ["1111", "2222", "3333", "4444", "5555"] { _ = try enterWrong(world, guess) }
+    world.clock.advance(by: 60)
+    #expect(try enterWrong(world, "5555") == .failure(.authenticationFailed, .none))
+    #expect(world.shown("error: ").last == "error: Wrong passcode.")
+    #expect(try world.record().passcodeFailures == 5)
+    #expect(try enterWrong(world, "6666") == .failure(.authenticationFailed, .none))
+    #expect(world.shown("error: ").last == "error: Wrong passcode. Try again in 5 minutes.")
+  }
+
   @Test("Rule 5: an empty passcode entry is not counted")
   func emptyEntryNotCounted() throws {
     let world = try passcodeWorld()
