@@ -71,6 +71,24 @@ struct StateCodecTests {
     #expect(try a.load(alice) == nil)
   }
 
+  @Test("State: concurrent updates through two FileStateStore instances lose nothing")
+  func concurrentUpdatesLoseNothing() async throws {
+    let folder = try TempFolder()
+    defer { folder.remove() }
+    let alice = try UserName("alice")
+    let root = folder.path
+    try FileStateStore(root: root).update(alice) { $0.biometricFailures = 0 }
+    await withTaskGroup(of: Void.self) { group in
+      for _ in 0..<2 {
+        group.addTask {
+          let store = FileStateStore(root: root)  // its own descriptors, like another process
+          for _ in 0..<100 { _ = try? store.update(alice) { $0.biometricFailures += 1 } }
+        }
+      }
+    }
+    #expect(try FileStateStore(root: root).load(alice)?.biometricFailures == 200)
+  }
+
   @Test("State: a failing update body writes nothing")
   func failingUpdateWritesNothing() throws {
     let folder = try TempFolder()
