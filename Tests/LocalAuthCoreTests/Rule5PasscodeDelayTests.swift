@@ -128,7 +128,7 @@ struct Rule5PasscodeDelayTests {
     #expect(try world.record().passcodeFailures == 0)
   }
 
-  @Test("Rule 5: a passcode longer than 512 bytes counts as wrong and is never hashed into the record")
+  @Test("Rule 5: a passcode over the 511-byte limit counts as wrong and is never hashed into the record")
   func overlongPasscodeIsWrong() throws {
     let world = try passcodeWorld()
     #expect(try enterWrong(world, String(repeating: "7", count: 600)) == .failure(.authenticationFailed, .none))
