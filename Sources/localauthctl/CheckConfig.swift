@@ -14,7 +14,7 @@ extension LocalAuthCtl {
         """)
 
     @OptionGroup var common: CommonOptions
-    @Argument(parsing: .captureForPassthrough, help: "Module arguments, key=value.") var arguments: [String] = []
+    @Argument(help: "Module arguments, key=value.") var arguments: [String] = []
 
     func run() throws {
       try reporting {
