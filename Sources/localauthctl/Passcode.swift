@@ -41,7 +41,7 @@ extension LocalAuthCtl {
       func readNewPasscode() throws -> SecretBytes {
         let terminal = Terminal.open()
         guard terminal.isInteractive else {
-          guard let line = try terminal.readLine(echo: true) else {
+          guard let line = try terminal.readLine() else {
             throw CommandFailure("No passcode on standard input.")
           }
           return line

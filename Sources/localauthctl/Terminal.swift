@@ -63,10 +63,11 @@ final class Terminal {
 
   /// Shows `prompt` and reads one answer with echo off (at a terminal); nil at end of input.
   func readSecret(prompt: String) throws -> SecretBytes? {
-    write(prompt)
-    guard isInteractive else { return try readLine(echo: true) }
     var saved = termios()
-    guard tcgetattr(input, &saved) == 0 else { return try readLine(echo: true) }
+    guard isInteractive, tcgetattr(input, &saved) == 0 else {
+      write(prompt)
+      return try readLine()
+    }
     var quiet = saved
     quiet.c_lflag &= ~tcflag_t(ECHO | ECHOE | ECHOK)
     quiet.c_lflag |= tcflag_t(ECHONL)
@@ -77,15 +78,17 @@ final class Terminal {
       echoRestore = nil
       for (sig, handler) in previous { signal(sig, handler) }
     }
+    // Echo goes off before the prompt appears, so nothing typed in answer to it is ever echoed.
     tcsetattr(input, TCSAFLUSH, &quiet)
-    return try readLine(echo: false)
+    write(prompt)
+    return try readLine()
   }
 
   /// Reads one line (without its newline); nil at end of input with nothing read.
   ///
   /// At most `SecretBytes.maximumLength + 1` bytes are kept, so an overlong answer is refused by the core
   /// rather than silently cut; the rest of the line is discarded.
-  func readLine(echo: Bool) throws -> SecretBytes? {
+  func readLine() throws -> SecretBytes? {
     let cap = SecretBytes.maximumLength + 1
     var bytes: [UInt8] = []
     bytes.reserveCapacity(64)
