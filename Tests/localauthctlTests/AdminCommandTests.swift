@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// Runs the built binary: broken state, features, root-only touches, configuration, help.
-@Suite(.serialized)
+@Suite(.serialized, .enabled(if: CLIRunner.isRoot, "needs root: state files must belong to root"))
 struct AdminCommandTests {
   @Test func corruptStateIsExplainedAndExitsNonZero() throws {
     let cli = try CLIRunner()

@@ -22,6 +22,11 @@ final class CLIRunner {
   let folder: String
   /// The state folder inside it (created by the binary on first write).
   var stateDir: String { folder + "/state" }
+  /// An empty configuration file, so that the tests never read the machine's.
+  var emptyConf: String { folder + "/empty.conf" }
+
+  /// The binary tests need root: the state folder must belong to root, and `touch` is root-only.
+  static var isRoot: Bool { geteuid() == 0 }
 
   init() throws {
     var template = Array("/tmp/localauthctl-test.XXXXXX".utf8CString)
@@ -37,6 +42,11 @@ final class CLIRunner {
   func run(_ args: [String], input: String? = nil, stateDir: Bool = true, asNobody: Bool = false) throws -> CLIResult {
     let process = Process()
     var arguments = args + (stateDir ? ["--state-dir", self.stateDir] : [])
+    // Keep the machine's /etc/security/localauth.conf out of the tests: an empty file of our own instead.
+    if !asNobody && !args.contains("--conf") && !args.contains(where: { $0.hasPrefix("conf=") }) {
+      if !FileManager.default.fileExists(atPath: emptyConf) { try write("", to: emptyConf, mode: 0o644) }
+      arguments += ["--conf", emptyConf]
+    }
     if asNobody {
       process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
       arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", "--", Self.binary] + arguments

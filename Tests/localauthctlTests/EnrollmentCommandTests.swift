@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// Runs the built binary: enrolment, passcodes, evaluation, touches, reset.
-@Suite(.serialized)
+@Suite(.serialized, .enabled(if: CLIRunner.isRoot, "needs root: state files must belong to root"))
 struct EnrollmentCommandTests {
   @Test func enrollListStatusUnenrollChangesDomainState() throws {
     let cli = try CLIRunner()

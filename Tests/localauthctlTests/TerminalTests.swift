@@ -66,7 +66,7 @@ final class PseudoTerminalSession {
   }
 }
 
-@Suite(.serialized)
+@Suite(.serialized, .enabled(if: CLIRunner.isRoot, "needs root: state files must belong to root"))
 struct TerminalTests {
   @Test func passcodeSetAtATerminalAsksTwiceWithEchoOff() throws {
     let cli = try CLIRunner()
