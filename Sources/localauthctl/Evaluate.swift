@@ -72,8 +72,3 @@ extension LocalAuthCtl {
     }
   }
 }
-
-/// The engine's log on standard error, for `evaluate --verbose`.
-final class StandardErrorLog: AuthLog {
-  func log(_ level: LogLevel, _ message: String) { printError("[\(level)] \(message)") }
-}
