@@ -18,9 +18,10 @@ struct CommandFailure: Error, CustomStringConvertible {
 func printError(_ line: String) {
   var text = line + "\n"
   text.withUTF8 { buffer in
+    guard let base = buffer.baseAddress else { return }
     var offset = 0
     while offset < buffer.count {
-      let n = write(2, buffer.baseAddress! + offset, buffer.count - offset)
+      let n = write(2, base + offset, buffer.count - offset)
       if n < 0 && errno == EINTR { continue }
       if n <= 0 { return }
       offset += n

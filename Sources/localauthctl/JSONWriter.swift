@@ -1,5 +1,5 @@
 /// A small JSON writer: objects keep their key order, strings are escaped per RFC 8259. No Foundation.
-enum JSONValue: Equatable {
+enum JSONValue {
   case null
   case bool(Bool)
   case int(Int)
@@ -7,8 +7,6 @@ enum JSONValue: Equatable {
   case string(String)
   case array([JSONValue])
   case object([(String, JSONValue)])
-
-  static func == (lhs: JSONValue, rhs: JSONValue) -> Bool { lhs.rendered() == rhs.rendered() }
 
   /// An optional string, or null.
   static func string(_ value: String?) -> JSONValue { value.map { .string($0) } ?? .null }

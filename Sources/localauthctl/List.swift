@@ -23,7 +23,8 @@ extension LocalAuthCtl {
         let width = record.templates.map(\.name.count).max() ?? 0
         for t in record.templates {
           let padded = t.name + String(repeating: " ", count: width - t.name.count)
-          print("\(padded)  \(t.modality.rawValue)  enrolled \(formatTime(t.enrolledAt))")
+          let kind = t.modality.rawValue + String(repeating: " ", count: 7 - t.modality.rawValue.count)
+          print("\(padded)  \(kind)  enrolled \(formatTime(t.enrolledAt))")
         }
       }
     }

@@ -58,6 +58,15 @@ struct EnrollmentCommandTests {
 
     let empty = try cli.run(["list", "bob"])
     #expect(empty.stdout == "Nothing is enrolled for bob.\n")
+    let fresh = try cli.run(["status", "bob"])
+    #expect(fresh.status == 0)
+    #expect(fresh.stdout.contains("User:                       bob (no state file yet)\n"))
+    #expect(fresh.stdout.contains("Passcode:                   not set\n"))
+    #expect(fresh.stdout.contains("deviceOwnerAuthentication:  no: passcodeNotSet (-5)\n"))
+
+    let face = try cli.run(["enroll", "alice", "glasses", "--modality", "faceid"])
+    #expect(face.stdout == "Enrolled appearance glasses for alice.\n")
+    #expect(try cli.run(["list", "alice"]).stdout.contains("glasses      faceID   enrolled 20"))
   }
 
   @Test func passcodeFromStdinThenEvaluateWithPipedPasscode() throws {
