@@ -46,6 +46,30 @@ enum StatusFormat {
     }.joined(separator: "\n")
   }
 
+  /// The columns of `status` without a user.
+  static let summaryHeader = ["USER", "ENROLLED", "BIO-FAILURES", "LOCKED", "PASSCODE", "FAILURES", "NEXT-ATTEMPT", "REQUIRED"]
+
+  /// One user's summary line, under `summaryHeader`.
+  static func summaryRow(_ r: StatusReport) -> [String] {
+    [
+      r.user, String(r.enrolled.count), "\(r.biometricFailures)/\(r.lockoutThreshold)", r.isLockedOut ? "yes" : "no",
+      r.passcodeSet ? "set" : "not-set", String(r.passcodeFailures), r.passcodeNextAllowed.map { formatTime($0) } ?? "now",
+      r.passcodeRequirement?.rawValue ?? "no",
+    ]
+  }
+
+  /// Rows as left-aligned columns two spaces apart, without trailing spaces.
+  static func table(_ rows: [[String]]) -> String {
+    let columns = rows.map(\.count).max() ?? 0
+    // A row's last cell never widens its column, so a short row's long note does not stretch the table.
+    let widths = (0..<columns).map { c in rows.map { c < $0.count - 1 ? $0[c].count : 0 }.max() ?? 0 }
+    return rows.map { row in
+      row.enumerated().map { c, cell in
+        c == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[c] - cell.count + 2)
+      }.joined()
+    }.joined(separator: "\n")
+  }
+
   /// The report as a JSON object with stable keys.
   static func json(_ r: StatusReport, pendingEvents: Int) -> JSONValue {
     func time(_ t: WallTime?) -> JSONValue { t.map { .number($0.seconds) } ?? .null }

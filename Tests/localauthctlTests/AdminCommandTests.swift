@@ -41,6 +41,36 @@ struct AdminCommandTests {
     #expect(folder.stderr.contains("is insecure: it is writable by group or others (mode 777)"))
   }
 
+  @Test func statusWithoutUserSummarizesEveryUser() throws {
+    let cli = try CLIRunner()
+    defer { cli.cleanUp() }
+    #expect(try cli.run(["status"]).stdout == "No user has a state file in \(cli.stateDir).\n")
+    #expect(try cli.run(["enroll", "alice", "right-index"]).status == 0)
+    #expect(try cli.run(["passcode", "set", "bob"], input: "1234\n").status == 0)
+    let table = try cli.run(["status"])
+    #expect(table.status == 0)
+    #expect(
+      table.stdout == """
+        USER   ENROLLED  BIO-FAILURES  LOCKED  PASSCODE  FAILURES  NEXT-ATTEMPT  REQUIRED
+        alice  1         0/5           no      not-set   0         now           no
+        bob    0         0/5           no      set       0         now           reboot
+
+        """)
+
+    try cli.write("garbage\n", to: cli.stateDir + "/users/carol")
+    let broken = try cli.run(["status"])
+    #expect(broken.status == 1)
+    #expect(broken.stdout.hasSuffix("carol  unreadable (see below)\n"))
+    #expect(broken.stderr == "Error: The state file \(cli.stateDir)/users/carol is corrupt: the header is missing.\n")
+
+    let json = try cli.run(["status", "--json"])
+    #expect(json.status == 1)
+    let array = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
+    #expect(array.map { $0["user"] as? String } == ["alice", "bob", "carol"])
+    #expect(array[1]["passcodeRequiredReason"] as? String == "reboot")
+    #expect((array[2]["error"] as? String)?.hasSuffix("is corrupt: the header is missing.") == true)
+  }
+
   @Test func featureEnableListDisable() throws {
     let cli = try CLIRunner()
     defer { cli.cleanUp() }

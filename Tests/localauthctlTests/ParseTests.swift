@@ -86,6 +86,7 @@ func parseFailure(_ arguments: [String]) -> String? {
     #expect(try parse(LocalAuthCtl.Feature.List.self, ["feature", "list", "alice"]).user == "alice")
     #expect(try parse(LocalAuthCtl.Status.self, ["status", "alice", "--json"]).json)
     #expect(try !parse(LocalAuthCtl.Status.self, ["status", "alice"]).json)
+    #expect(try parse(LocalAuthCtl.Status.self, ["status"]).user == nil)
     #expect(try parse(LocalAuthCtl.Reset.self, ["reset", "alice", "--state-dir", "/s"]).common.stateDir == "/s")
     #expect(try parse(LocalAuthCtl.Unenroll.self, ["unenroll", "alice", "x"]).finger == "x")
     #expect(try parse(LocalAuthCtl.List.self, ["list", "alice"]).user == "alice")
