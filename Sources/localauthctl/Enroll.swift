@@ -11,7 +11,7 @@ extension LocalAuthCtl {
     @OptionGroup var common: CommonOptions
     @Argument(help: "The user.") var user: String
     @Argument(help: "The finger or appearance name, such as right-index.") var finger: String
-    @Option(help: "The sensor kind: touchid or faceid.") var modality: Modality = .touchID
+    @Option(help: "The sensor kind.") var modality: Modality = .touchID
 
     func validate() throws {
       _ = try userName(user)

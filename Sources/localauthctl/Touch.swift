@@ -20,7 +20,7 @@ extension LocalAuthCtl {
     @Argument(help: "The finger or appearance presented.") var finger: String?
     @Option(help: "Capture quality from 0 to 1 (default: a typical placement).") var quality: Double?
     @Option(help: ArgumentHelp("Whose finger it is (default: the user's own).", valueName: "owner")) var from: String?
-    @Option(help: "The sensor kind: touchid or faceid (default: the configured sensor).") var modality: Modality?
+    @Option(help: "The sensor kind (default: the configured sensor).") var modality: Modality?
     @Flag(help: "Press Cancel.") var cancel = false
     @Flag(help: "Press the fallback button.") var fallback = false
 
