@@ -72,15 +72,27 @@ demo: module tools
 bench: deps module tools
 	@echo "bench: not written yet"
 
+# ---- Install (issue 3) ----------------------------------------------------------------------------
+# The module goes to the system's PAM folder and the profile to /usr/share/pam-configs whatever PREFIX says:
+# libpam and pam-auth-update look only there. The configuration is installed only if absent.
+PAMCONFIGSDIR ?= /usr/share/pam-configs
+STATEDIR      ?= /var/lib/localauth
+
 install: module tools
-	install -d $(DESTDIR)$(PAMDIR) $(DESTDIR)$(SBINDIR) $(DESTDIR)/etc/security $(DESTDIR)$(PREFIX)/share/pam-configs
+	install -d $(DESTDIR)$(PAMDIR) $(DESTDIR)$(SBINDIR) $(DESTDIR)/etc/security $(DESTDIR)$(PAMCONFIGSDIR)
+	install -d -m 0700 $(DESTDIR)$(STATEDIR)
 	install -m 0644 $(MODULE) $(DESTDIR)$(PAMDIR)/pam_localauth.so
 	install -m 0755 $(CTL) $(DESTDIR)$(SBINDIR)/localauthctl
 	[ -e $(DESTDIR)/etc/security/localauth.conf ] || install -m 0644 etc/localauth.conf $(DESTDIR)/etc/security/localauth.conf
-	install -m 0644 pam.d/pam-configs/localauth $(DESTDIR)$(PREFIX)/share/pam-configs/localauth
+	install -m 0644 pam.d/pam-configs/localauth $(DESTDIR)$(PAMCONFIGSDIR)/localauth
+	@[ -n "$(DESTDIR)" ] || echo "Installed. Enable it with: pam-auth-update --enable localauth (see docs/INSTALL.md)"
 
+# Takes the profile out of /etc/pam.d/common-* first (only on the live system), then removes the files;
+# the configuration and the state folder stay.
 uninstall:
-	rm -f $(DESTDIR)$(PAMDIR)/pam_localauth.so $(DESTDIR)$(SBINDIR)/localauthctl $(DESTDIR)$(PREFIX)/share/pam-configs/localauth
+	@if [ -z "$(DESTDIR)" ] && [ -e $(PAMCONFIGSDIR)/localauth ] && command -v pam-auth-update >/dev/null; then \
+	  echo "pam-auth-update --package --remove localauth"; pam-auth-update --package --remove localauth; fi
+	rm -f $(DESTDIR)$(PAMDIR)/pam_localauth.so $(DESTDIR)$(SBINDIR)/localauthctl $(DESTDIR)$(PAMCONFIGSDIR)/localauth
 
 clean:
 	rm -rf $(BUILD) .build .build-module
