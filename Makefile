@@ -14,7 +14,7 @@ MODULE_FLAGS := -Xswiftc -static-stdlib -Xlinker --version-script=$(CURDIR)/expo
                 -Xlinker -z -Xlinker nodelete -Xlinker --gc-sections
 DEBIAN_PACKAGES := libpam0g-dev libcrypt-dev pamtester libpam-wrapper pkg-config binutils
 
-.PHONY: all deps module tools check-load test test-extra fuzz-short demo bench install uninstall clean
+.PHONY: all deps module tools check-load test test-extra fuzz-short demo bench install uninstall check-install clean
 
 all: module tools
 
@@ -54,7 +54,7 @@ test: deps module tools check-load
 	$(MAKE) --no-print-directory test-extra
 
 # Checks that are not Swift tests (owned by their issues' sections below); each must fail loudly.
-test-extra: fuzz-short
+test-extra: fuzz-short check-install
 
 # ---- Real PAM (issue 3): harness-driven checks beyond `swift test` ------------------------------
 
@@ -86,6 +86,11 @@ install: module tools
 	[ -e $(DESTDIR)/etc/security/localauth.conf ] || install -m 0644 etc/localauth.conf $(DESTDIR)/etc/security/localauth.conf
 	install -m 0644 pam.d/pam-configs/localauth $(DESTDIR)$(PAMCONFIGSDIR)/localauth
 	@[ -n "$(DESTDIR)" ] || echo "Installed. Enable it with: pam-auth-update --enable localauth (see docs/INSTALL.md)"
+
+# The installed tree (DESTDIR), and pam-auth-update --enable/--disable localauth on a staged root with the
+# generated common-auth driven by pamtester (scripts/e2e-install.sh); /etc is never written. Needs root.
+check-install: module tools
+	LOCALAUTH_MODULE=$(CURDIR)/$(MODULE) LOCALAUTH_CTL=$(CURDIR)/$(CTL) PAMDIR=$(PAMDIR) bash scripts/e2e-install.sh
 
 # Takes the profile out of /etc/pam.d/common-* first (only on the live system), then removes the files;
 # the configuration and the state folder stay.

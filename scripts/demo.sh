@@ -58,10 +58,13 @@ install -d -m 0700 -o root -g root "$WORK" "$STATE" "$SERVICES"
 ctl() { "$CTL" "$@" --state-dir "$STATE" >/dev/null || die "localauthctl $* failed"; }
 
 # Each demo service is the shipped pam.d/localauth-demo with the module's absolute path, the private state
-# folder, a short sensor timeout and the step's own arguments appended to every pam_localauth line.
+# folder, an empty private configuration (so an installed /etc/security/localauth.conf cannot change the
+# demo), a short sensor timeout and the step's own arguments appended to every pam_localauth line.
+: >"$WORK/localauth.conf"
+chmod 0600 "$WORK/localauth.conf"
 make_service() {
   local name=$1; shift
-  sed -e "s#\(^[[:space:]]*[a-z]*[[:space:]].*\)pam_localauth\.so\(.*\)\$#\1$MODULE\2 state_dir=$STATE timeout=$TIMEOUT $*#" \
+  sed -e "s#\(^[[:space:]]*[a-z]*[[:space:]].*\)pam_localauth\.so\(.*\)\$#\1$MODULE\2 state_dir=$STATE conf=$WORK/localauth.conf timeout=$TIMEOUT $*#" \
     "$ROOT/pam.d/localauth-demo" >"$SERVICES/$name" || die "cannot write $SERVICES/$name"
   grep -q "$MODULE" "$SERVICES/$name" || die "pam.d/localauth-demo has no pam_localauth.so line"
 }
