@@ -86,14 +86,17 @@ else
   AUTH=$(grep -v '^#' "$R/etc/pam.d/common-auth" | grep .)
   printf '%s\n' "$AUTH" | sed 's/^/        /'
   first=$(printf '%s\n' "$AUTH" | head -1)
-  check "common-auth starts with pam_localauth" grep -q 'pam_localauth\.so' <<<"$first"
+  check "common-auth starts by skipping pam_localauth for sshd" grep -q 'success=1 .*pam_succeed_if\.so quiet service = sshd' <<<"$first"
+  line=$(printf '%s\n' "$AUTH" | grep -n 'pam_localauth\.so' | cut -d: -f1)
+  ours=$(printf '%s\n' "$AUTH" | sed -n "${line:-0}p")
+  check "pam_localauth comes next, before pam_unix" test "${line:-0}" -eq 2
   # success=N must land on the pam_permit line after pam_deny, as pam_unix's own jump does.
-  jump=$(sed -n 's/.*\[success=\([0-9]*\) .*/\1/p' <<<"$first")
-  target=$(printf '%s\n' "$AUTH" | sed -n "$((jump + 2))p")
+  jump=$(sed -n 's/.*\[success=\([0-9]*\) .*/\1/p' <<<"$ours")
+  target=$(printf '%s\n' "$AUTH" | sed -n "$((${line:-0} + ${jump:-0} + 1))p")
   check "its success jump (success=$jump) lands on pam_permit, past pam_deny" grep -q 'required[[:space:]]*pam_permit\.so' <<<"$target"
-  check "auth_err and maxtries end the stack (die); the rest is ignored" \
-    grep -q 'authinfo_unavail=ignore ignore=ignore auth_err=die maxtries=die default=ignore' <<<"$first"
-  check "pam_unix still follows" grep -q 'pam_unix\.so' <<<"$(printf '%s\n' "$AUTH" | sed -n 2p)"
+  check "auth_err, maxtries and user_unknown end the stack (die); the rest is ignored" \
+    grep -q 'authinfo_unavail=ignore ignore=ignore auth_err=die maxtries=die user_unknown=die default=ignore' <<<"$ours"
+  check "pam_unix still follows" grep -q 'pam_unix\.so' <<<"$(printf '%s\n' "$AUTH" | sed -n "$((${line:-0} + 1))p")"
   check "common-session ends the reuse window at logout" grep -q 'optional[[:space:]]*pam_localauth\.so' "$R/etc/pam.d/common-session"
   check "common-session-noninteractive does not (cron must not end it)" \
     sh -c "! grep -q pam_localauth '$R/etc/pam.d/common-session-noninteractive'"
@@ -114,6 +117,7 @@ else
     # libpam resolves a relative @include in /etc/pam.d even under pam_wrapper; an absolute one is read as is.
     printf '%s\n' "@include $SERVICES/common-auth" "account required pam_permit.so" >"$SERVICES/login-check"
     printf '%s\n' "auth required pam_deny.so" >"$SERVICES/other"
+    cp "$SERVICES/login-check" "$SERVICES/sshd"
     for u in "$USER_A" "$USER_B"; do
       if getent passwd "$u" | grep -q "$COMMENT"; then userdel "$u"; fi
       useradd -M -s /usr/sbin/nologin -c "$COMMENT" "$u" || die "useradd $u failed"
@@ -122,11 +126,11 @@ else
     printf '%s\n' "$USER_A:unix-a-1357" "$USER_B:unix-b-2468" | chpasswd || die "chpasswd failed"
     "$CTL" enroll "$USER_A" right-index --state-dir "$STATE" >/dev/null || die "enroll failed"
     echo 2468 | "$CTL" passcode set "$USER_A" --state-dir "$STATE" >/dev/null || die "passcode set failed"
-    pt() { # pt USER [TYPED]: sets OUT and RC
+    pt() { # pt USER [TYPED [SERVICE]]: sets OUT and RC
       local input=''
       [ -z "${2-}" ] || input=$2$'\n'
       printf '%s' "$input" | env LD_PRELOAD=libpam_wrapper.so PAM_WRAPPER=1 PAM_WRAPPER_SERVICE_DIR="$SERVICES" \
-        pamtester login-check "$1" authenticate >"$WORK/pamtester.out" 2>&1
+        pamtester "${3:-login-check}" "$1" authenticate >"$WORK/pamtester.out" 2>&1
       RC=$?
       OUT=$(grep -v '^PWRAP_' "$WORK/pamtester.out")
     }
@@ -146,6 +150,13 @@ else
     pt "$USER_B" unix-b-2468
     check "user without a passcode: pam_unix asks the Unix password, which authenticates" \
       test "$RC" -eq 0 -a -n "$(grep 'Password:' <<<"$OUT")"
+    "$CTL" touch "$USER_A" right-index --quality 1 --state-dir "$STATE" >/dev/null
+    pt "$USER_A" unix-a-1357 sshd
+    check "service sshd: pam_localauth is skipped (sshd would answer a passcode prompt with the password)" \
+      test "$RC" -eq 0 -a -n "$(grep 'Password:' <<<"$OUT")" -a -z "$(grep -e 'Passcode' -e 'finger' <<<"$OUT")"
+    pt localauth-inst-nobody 2468
+    check "unknown user: one passcode prompt like a real user's, no second prompt (user_unknown=die)" \
+      test "$RC" -ne 0 -a -n "$(grep 'Enter Passcode:' <<<"$OUT")" -a -z "$(grep 'Password:' <<<"$OUT")"
     pt "$USER_B" wrong-password
     check "user without a passcode: a wrong Unix password fails" test "$RC" -ne 0
   fi
