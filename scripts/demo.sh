@@ -5,8 +5,9 @@
 # which makes libpam read service files from a private folder. A demo user gets an enrolled finger and a
 # passcode in a private state folder (build/demo/state, root 0700); `localauthctl touch` queues what the
 # simulated sensor reads. Every step prints a one-line explanation, pamtester's conversation, the module's
-# log lines and the PAM result, and checks the result: the script exits non-zero if any step does not
-# show what it should. The demo user is removed at the end.
+# log lines and the PAM result, and checks the result (pamtester's status and message, and the conversation's
+# text; the log lines are shown, not checked): the script exits non-zero if any step does not show what it
+# should. The demo user is removed at the end.
 #
 # Environment: LOCALAUTH_MODULE and LOCALAUTH_CTL override build/pam_localauth.so and build/localauthctl.
 
@@ -168,12 +169,12 @@ expect PAM_SUCCESS "+required after a restart" "+$PASSCODE_PROMPT" "-$FINGER_PRO
 step "The enrolled finger is accepted; no passcode is asked."
 touch_sensor right-index --quality 1
 pam localauth-demo authenticate
-expect PAM_SUCCESS "+$FINGER_PROMPT" "+Biometric match succeeded" "-$PASSCODE_PROMPT"
+expect PAM_SUCCESS "+$FINGER_PROMPT" "-$PASSCODE_PROMPT"
 
 step "Someone else's finger three times ends the prompt; the passcode is asked instead (deviceOwnerAuthentication)."
 for _ in 1 2 3; do touch_sensor right-index --from someone-else --quality 1; done
 pam localauth-demo authenticate "$PASSCODE"
-expect PAM_SUCCESS "+Try again." "+$PASSCODE_PROMPT" "+Passcode accepted"
+expect PAM_SUCCESS "+Try again." "+$PASSCODE_PROMPT"
 
 step "Biometrics only (deviceOwnerAuthenticationWithBiometrics): three wrong fingers fail with no passcode."
 for _ in 1 2 3; do touch_sensor right-index --from someone-else --quality 1; done
@@ -183,7 +184,7 @@ expect PAM_AUTH_ERR "+Try again." "-$PASSCODE_PROMPT"
 step "Two more wrong fingers make five in a row: biometry locks; under biometrics only that is PAM_MAXTRIES."
 for _ in 1 2; do touch_sensor right-index --from someone-else --quality 1; done
 pam localauth-demo-bio authenticate
-expect PAM_MAXTRIES "+biometry is locked" "+5 consecutive failed matches" "-$PASSCODE_PROMPT"
+expect PAM_MAXTRIES "+locked" "-$PASSCODE_PROMPT"
 
 step "While locked, biometrics-only refuses at once, without waiting for the sensor."
 pam localauth-demo-bio authenticate
@@ -211,15 +212,15 @@ expect PAM_SUCCESS "+enrolled identities changed" "+$PASSCODE_PROMPT" "-$FINGER_
 step "Then the new finger is accepted."
 touch_sensor left-index --quality 1
 pam localauth-demo authenticate
-expect PAM_SUCCESS "+$FINGER_PROMPT" "+with finger left-index" "-$PASSCODE_PROMPT"
+expect PAM_SUCCESS "+$FINGER_PROMPT" "-$PASSCODE_PROMPT"
 
 step "With reuse_duration=60 a match from the last minute is reused: no finger, no passcode."
 pam localauth-demo-reuse authenticate
-expect PAM_SUCCESS "+Reused a biometric match" "-$FINGER_PROMPT" "-$PASSCODE_PROMPT"
+expect PAM_SUCCESS "-$FINGER_PROMPT" "-$PASSCODE_PROMPT"
 
 step "Logout (pam_close_session) ends the reuse window."
 pam localauth-demo-reuse close_session
-if [ "$RC" -eq 0 ] && grep -qF "Ended the reuse window" <<<"$OUT"; then
+if [ "$RC" -eq 0 ] && grep -qF "session has successfully been closed" <<<"$OUT"; then
   printf '  %s=> PAM_SUCCESS, as expected%s\n' "$GREEN" "$PLAIN"
 else
   FAILED=$((FAILED + 1)); printf '  %s=> NOT AS EXPECTED: close_session exited %s%s\n' "$RED" "$RC" "$PLAIN"
@@ -227,7 +228,7 @@ fi
 
 step "So the next authentication asks for the finger again (none is presented: it times out after $TIMEOUT s)."
 pam localauth-demo-reuse authenticate
-expect PAM_AUTHINFO_UNAVAIL "+$FINGER_PROMPT" "+timed out" "-Reused"
+expect PAM_AUTHINFO_UNAVAIL "+$FINGER_PROMPT" "-Reused"
 
 step "Passcode delays (a service with sensor=none): four wrong passcodes are just wrong..."
 for wrong in 0000 1111 2222 3333; do
