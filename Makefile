@@ -63,6 +63,9 @@ fuzz-short:
 	@echo "fuzz-short: no fuzz targets yet"
 
 # ---- Demo (issue 3) ------------------------------------------------------------------------------
+# LoginSuTests drives the real login(1) and su(1) on a pseudo-terminal with python3 (not in a minimal Debian).
+DEBIAN_PACKAGES += python3 login
+
 # As root: a demo user with a finger and a passcode in build/demo/state, then pamtester under pam_wrapper
 # through the main scenarios (scripts/demo.sh); nothing under /etc changes. Fails if any step misbehaves.
 demo: module tools

@@ -285,7 +285,7 @@ extension LoginSuTests {
 
     /// Removes the users and the folder, and checks that the system PAM file is the original.
     func tearDown() {
-      for user in createdUsers.reversed() { _ = try? Command.run("/usr/sbin/userdel", [user]) }
+      for user in createdUsers.reversed() { try? Command.check("/usr/sbin/userdel", [user]) }
       createdUsers = []
       try? FileManager.default.removeItem(atPath: folder)
       let now = try? Data(contentsOf: URL(fileURLWithPath: program.systemFile))
@@ -348,8 +348,15 @@ extension LoginSuTests {
       return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 
+    /// Runs and requires exit status 0. useradd, userdel and chpasswd fail while another process holds the
+    /// /etc/passwd lock (other suites may add users at the same time), so those are tried a few times.
     static func check(_ path: String, _ arguments: [String], input: String? = nil) throws {
-      let result = try run(path, arguments, input: input)
+      let attempts = path.hasPrefix("/usr/sbin/") ? 5 : 1
+      var result = try run(path, arguments, input: input)
+      for _ in 1..<attempts where result.status != 0 && result.output.contains("lock") {
+        usleep(200_000)
+        result = try run(path, arguments, input: input)
+      }
       guard result.status == 0 else {
         throw SetupError.command(([path] + arguments).joined(separator: " "), result.status, result.output)
       }
