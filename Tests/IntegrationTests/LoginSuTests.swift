@@ -22,7 +22,9 @@ enum LoginSuEnvironment {
   /// True when a private mount namespace can be made here (containers may forbid it);
   /// LOCALAUTH_E2E_NO_NAMESPACE=1 forces the swap-and-restore path.
   static let namespaces: Bool = {
-    ProcessInfo.processInfo.environment["LOCALAUTH_E2E_NO_NAMESPACE"] == nil && (try? LoginSuTests.Command.run("/usr/bin/unshare", ["--mount", "--propagation", "private", "true"]).status) == 0
+    guard ProcessInfo.processInfo.environment["LOCALAUTH_E2E_NO_NAMESPACE"] == nil else { return false }
+    let probe = try? LoginSuTests.Command.run("/usr/bin/unshare", ["--mount", "--propagation", "private", "true"])
+    return probe?.status == 0
   }()
 
   /// The repository's root, for the shipped pam.d files.
@@ -214,9 +216,11 @@ extension LoginSuTests {
       folder = String(cString: made)
       original = try Data(contentsOf: URL(fileURLWithPath: program.systemFile))
       do {
-        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+          atPath: state, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
         let conf = folder + "/localauth.conf"
-        let rules = "passcode_after_reboot = no\npasscode_after_enrollment_change = no\nidle_limit = 0\npasscode_max_age = 0\n"
+        let rules = ["passcode_after_reboot = no", "passcode_after_enrollment_change = no", "idle_limit = 0", "passcode_max_age = 0"]
+          .map { $0 + "\n" }.joined()
         try write(passcodeFirst ? "" : rules, to: conf, mode: 0o600)
         try write(Self.stack(for: program, variant: variant, state: state, conf: conf), to: stack, mode: 0o644)
         try addUser(LoginSuTests.userName)
@@ -266,7 +270,8 @@ extension LoginSuTests {
       let executable: String
       if LoginSuEnvironment.namespaces {
         executable = "/usr/bin/unshare"
-        arguments = ["--mount", "--propagation", "private", LoginSuEnvironment.python] + arguments + ["--bind", stack + ":" + program.systemFile]
+        arguments = ["--mount", "--propagation", "private", LoginSuEnvironment.python] + arguments
+        arguments += ["--bind", stack + ":" + program.systemFile]
       } else {
         executable = LoginSuEnvironment.python
         arguments += ["--replace", stack + ":" + program.systemFile]
