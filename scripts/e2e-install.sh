@@ -9,6 +9,7 @@
 #    by line, then --disable takes the lines out again.
 # 3. The generated common-auth drives pamtester under pam_wrapper (module path made absolute): a finger logs
 #    in; a wrong passcode fails without a Unix password prompt; a user without a passcode gets pam_unix.
+#    Then the shipped pam.d/login and pam.d/sudo snippets, the same way.
 # Needs root. Environment: LOCALAUTH_MODULE, LOCALAUTH_CTL (default build/), PAMDIR (as the Makefile's).
 
 set -u
@@ -159,6 +160,17 @@ else
       test "$RC" -ne 0 -a -n "$(grep 'Enter Passcode:' <<<"$OUT")" -a -z "$(grep 'Password:' <<<"$OUT")"
     pt "$USER_B" wrong-password
     check "user without a passcode: a wrong Unix password fails" test "$RC" -ne 0
+
+    # The shipped per-service snippets load and work (their @include common-auth is the system's, read only).
+    # pam.d/su starts with pam_rootok, which lets root in at once: LoginSuTests runs su as an unprivileged user.
+    for service in login sudo; do
+      sed "s#pam_localauth\.so#$MODULE state_dir=$STATE conf=$RULES timeout=2#" "$ROOT/pam.d/$service" >"$SERVICES/$service"
+      "$CTL" touch "$USER_A" right-index --quality 1 --state-dir "$STATE" >/dev/null
+      pt "$USER_A" "" "$service"
+      reason=$(sed -n 's/^auth .*pam_localauth\.so.*\[reason=\([^]]*\)\].*/\1/p' "$ROOT/pam.d/$service")
+      check "pam.d/$service: a finger authenticates; the prompt says \"to $reason\"" \
+        test "$RC" -eq 0 -a -n "$(grep -F "sensor to $reason." <<<"$OUT")"
+    done
   fi
 
   check "pam-auth-update --disable localauth succeeds" pau --disable localauth
