@@ -59,7 +59,13 @@ enum PAMEntry {
       return "pam_sm_\(operation.rawValue) cannot read the state at \(path) as uid \(PAMHandle.effectiveUserID): "
         + "the application is not running as root, so pam_localauth does not apply (PAM_AUTHINFO_UNAVAIL)."
     }
-    return "pam_sm_\(operation.rawValue) failed: \(error) (PAM code \(code))."
+    let reason: String
+    switch error {
+    case PromptError.conversationFailed: reason = "the application's conversation failed or gave no answer"
+    case PromptError.conversationAgain: reason = "the application's conversation asked to be called again (PAM_CONV_AGAIN)"
+    default: reason = "\(error)"
+    }
+    return "pam_sm_\(operation.rawValue) failed: \(reason) (PAM code \(code))."
   }
 
   static func makeContext(handle: PAMHandle, flags: CInt, arguments: [String]) throws -> Context {
