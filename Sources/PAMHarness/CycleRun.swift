@@ -34,6 +34,8 @@ struct CycleRun {
       if cycle == warmUp {
         warmResident = residentKiB()
         print("rss-after-warmup: \(warmResident) KiB (cycle \(cycle))")
+      } else if cycle == cycles / 2 && cycle > warmUp {
+        print("rss-midway: \(residentKiB()) KiB (cycle \(cycle))")
       }
     }
     let elapsed = monotonicSeconds() - start
