@@ -23,6 +23,21 @@ enum ReturnCodeScenarios {
       name: "wrong passcode", code: "PAM_AUTH_ERR", setup: Setups.passcodeOnly, answers: ["9999"],
       messages: [enterPasscode, "error: Wrong passcode."], log: "failed: authenticationFailed (-1)"),
     Scenario(
+      name: "Touch ID prompt ends after 3 failed matches under policy 1", code: "PAM_AUTH_ERR", arguments: [policy1],
+      setup: { s in
+        try Setups.ready(s)
+        for _ in 0..<3 { try s.touch(from: "intruder") }
+      }, messages: [finger, "error: Try again.", "error: Try again."], log: "failed: authenticationFailed (-1)"),
+    Scenario(
+      name: "passcode required after a restart under policy 1", code: "PAM_AUTHINFO_UNAVAIL", arguments: [policy1],
+      setup: { s in
+        try s.enroll()
+        try s.setPasscode()
+      }, messages: ["error: Your passcode is required after a restart."], log: "failed: biometryLockout (-8)"),
+    Scenario(
+      name: "sensor wait times out", code: "PAM_AUTHINFO_UNAVAIL", setup: Setups.ready, messages: [finger],
+      log: "failed: systemCancel (-4)"),
+    Scenario(
       name: "biometric lockout under policy 1, reached in this prompt", code: "PAM_MAXTRIES", arguments: [policy1],
       setup: { s in
         try Setups.ready(s)
