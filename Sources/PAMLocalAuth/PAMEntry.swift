@@ -41,7 +41,7 @@ enum PAMEntry {
     do {
       context = try makeContext(handle: handle, flags: flags, arguments: arguments)
     } catch {
-      handle.syslog(LOG_ERR, "Configuration error, refusing to authenticate: \(error)")
+      handle.syslog(LOG_ERR, "Configuration error, pam_sm_\(operation.rawValue) refused: \(error)")
       return PAMResult.code(for: error)
     }
     do {

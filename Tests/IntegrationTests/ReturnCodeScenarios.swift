@@ -92,7 +92,7 @@ enum ReturnCodeScenarios {
       harnessOptions: ["--conv-again"], messages: [enterPasscode], viaPamtester: false),
     Scenario(
       name: "malformed timeout=", code: "PAM_SERVICE_ERR", arguments: ["timeout=abc"], setup: Setups.passcodeOnly,
-      messages: [], log: "Configuration error, refusing to authenticate: Invalid value \"abc\" for option timeout"),
+      messages: [], log: "Configuration error, pam_sm_authenticate refused: Invalid value \"abc\" for option timeout"),
     Scenario(
       name: "empty reason=", code: "PAM_SERVICE_ERR", arguments: ["reason="], setup: Setups.passcodeOnly,
       messages: [], log: "for option reason: expected a non-empty text"),
