@@ -6,6 +6,8 @@ struct HarnessOptions {
   var service = ""
   /// The user to authenticate.
   var user = ""
+  /// Start with no user, so the module asks for it through the conversation (pam_get_user).
+  var askUser = false
   /// Answers for prompts, in order.
   var answers: [String] = []
   /// Pass PAM_SILENT.
@@ -39,7 +41,7 @@ struct HarnessOptions {
   }
 
   static let usage = """
-    usage: PAMHarness --confdir DIR --service S --user U [--answer TEXT]... [--silent] [--rhost H]
+    usage: PAMHarness --confdir DIR --service S (--user U | --ask-user) [--answer TEXT]... [--silent] [--rhost H]
                       [--pam-env NAME=VALUE]... [--op authenticate|chauthtok|setcred|open_session|close_session|acct_mgmt]...
                       [--cycles N] [--null-response] [--conv-again] [--real-uid UID]
     """
@@ -59,6 +61,7 @@ struct HarnessOptions {
       case "--user": options.user = try value(flag)
       case "--answer": options.answers.append(try value(flag))
       case "--silent": options.silent = true
+      case "--ask-user": options.askUser = true
       case "--rhost": options.rhost = try value(flag)
       case "--pam-env": options.pamEnvironment.append(try value(flag))
       case "--null-response": options.nullResponse = true
@@ -78,8 +81,8 @@ struct HarnessOptions {
       default: throw UsageError(description: "unknown argument \(flag)")
       }
     }
-    guard !options.confdir.isEmpty, !options.service.isEmpty, !options.user.isEmpty else {
-      throw UsageError(description: "--confdir, --service and --user are required")
+    guard !options.confdir.isEmpty, !options.service.isEmpty, !options.user.isEmpty || options.askUser else {
+      throw UsageError(description: "--confdir, --service and --user (or --ask-user) are required")
     }
     if options.operations.isEmpty { options.operations = [.authenticate] }
     return options

@@ -31,7 +31,7 @@ if let cycles = options.cycles {
 
 var conv = conversation.makeConv()
 var handle: OpaquePointer?
-let started = pam_start_confdir(options.service, options.user, &conv, options.confdir, &handle)
+let started = pam_start_confdir(options.service, options.askUser ? nil : options.user, &conv, options.confdir, &handle)
 guard started == PAM_SUCCESS, let pamh = handle else {
   print("result: \(ResultNames.name(started)) (\(started)) pam_start_confdir failed")
   exit(1)

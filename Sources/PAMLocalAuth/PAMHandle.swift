@@ -31,7 +31,8 @@ struct PAMHandle {
   func user() -> Result<String, PAMFailure> {
     var name: UnsafePointer<CChar>?
     let status = pam_get_user(raw, &name, nil)
-    if status == PAM_CONV_AGAIN { return .failure(.conversation(again: true)) }
+    // libpam reports a conversation's PAM_CONV_AGAIN from pam_get_user as PAM_INCOMPLETE.
+    if status == PAM_CONV_AGAIN || status == PAM_INCOMPLETE { return .failure(.conversation(again: true)) }
     if status == PAM_CONV_ERR { return .failure(.conversation(again: false)) }
     guard status == PAM_SUCCESS, let name else { return .failure(.noUser) }
     return .success(String(cString: name))

@@ -91,6 +91,13 @@ enum ReturnCodeScenarios {
       name: "conversation returns PAM_CONV_AGAIN", code: "PAM_INCOMPLETE", setup: Setups.passcodeOnly,
       harnessOptions: ["--conv-again"], messages: [enterPasscode], viaPamtester: false),
     Scenario(
+      name: "conversation fails when asked for the user name", code: "PAM_CONV_ERR", setup: Setups.passcodeOnly,
+      harnessOptions: ["--ask-user"],
+      messages: ["prompt-echo: login:", "conversation: no answer left; failing the conversation"], viaPamtester: false),
+    Scenario(
+      name: "PAM_CONV_AGAIN when asked for the user name", code: "PAM_INCOMPLETE", setup: Setups.passcodeOnly,
+      harnessOptions: ["--ask-user", "--conv-again"], messages: ["prompt-echo: login:"], viaPamtester: false),
+    Scenario(
       name: "malformed timeout=", code: "PAM_SERVICE_ERR", arguments: ["timeout=abc"], setup: Setups.passcodeOnly,
       messages: [], log: "Configuration error, pam_sm_authenticate refused: Invalid value \"abc\" for option timeout"),
     Scenario(
