@@ -57,6 +57,22 @@ test: deps module tools check-load
 test-extra: fuzz-short check-install
 
 # ---- Real PAM (issue 3): harness-driven checks beyond `swift test` ------------------------------
+.PHONY: check-pam check-cycles
+
+# The real-PAM tests alone (they also run in `make test`): every return-code row through PAMHarness under
+# pam_start_confdir and pamtester under pam_wrapper, chauthtok, sessions, not-root, dlopen and exports, cycles.
+check-pam: deps module tools
+	$(TEST_ENV) $(SWIFT) test --filter IntegrationTests
+
+# 100,000 pam_start/pam_authenticate/pam_end cycles in one process (feature= mode, user root, private state):
+# prints resident memory after warm-up, midway and at the end, and the time per cycle.
+CYCLES ?= 100000
+check-cycles: module tools
+	@dir=$$(mktemp -d /tmp/localauth-cycles.XXXXXX); trap 'rm -rf '"$$dir" EXIT; \
+	mkdir -m 0700 $$dir/state; : > $$dir/empty.conf; \
+	printf 'auth [success=done ignore=ignore default=die] %s state_dir=%s conf=%s feature=cycles\nauth required pam_permit.so\n' \
+	  $(CURDIR)/$(MODULE) $$dir/state $$dir/empty.conf > $$dir/localauth-cycles; \
+	$(HARNESS) --confdir $$dir --service localauth-cycles --user root --cycles $(CYCLES)
 
 # ---- Reliability (issue 4): fuzzing, sanitizers, valgrind ---------------------------------------
 fuzz-short:
