@@ -13,7 +13,8 @@ enum Authenticate {
     let evaluator = PolicyEvaluator(dependencies: context.dependencies, settings: options.evaluation)
     let reason = options.reason ?? "authenticate for \(context.service)"
     guard let user = try? UserName(rawUser), PAMHandle.userExists(rawUser) else {
-      return PAMResult.code(for: try evaluator.evaluateUnknownUser(reason: reason, fallbackTitle: options.fallbackTitle))
+      return PAMResult.code(for: try evaluator.evaluateUnknownUser(
+        reason: reason, fallbackTitle: options.fallbackTitle, policy: options.policy))
     }
     if let feature = options.feature {
       let record = try context.dependencies.store.load(user)

@@ -69,9 +69,7 @@ enum PAMEntry {
   }
 
   static func makeContext(handle: PAMHandle, flags: CInt, arguments: [String]) throws -> Context {
-    let parsed = try OptionParser.parse(arguments: arguments) { path in
-      try FileSyscalls.readTrustedFile(path, limit: OptionParser.maximumFileSize).map { String(decoding: $0, as: UTF8.self) }
-    }
+    let parsed = try OptionParser.parse(arguments: arguments, readFile: ConfigFileReader.read)
     let options = parsed.options
     let log = SyslogLog(handle: handle, debug: options.debug)
     for warning in parsed.warnings { log.log(.error, warning) }

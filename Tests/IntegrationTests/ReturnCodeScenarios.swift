@@ -51,7 +51,8 @@ enum ReturnCodeScenarios {
       setup: { s in
         try Setups.ready(s)
         try s.seed { $0.biometricFailures = 5 }
-      }, messages: [], log: "failed: biometryLockout (-8)"),
+      }, messages: ["error: Biometry is locked after too many failed attempts; your passcode is required."],
+      log: "failed: biometryLockout (-8)"),
     Scenario(
       name: "passcode delay in force", code: "PAM_MAXTRIES",
       setup: { s in
@@ -80,6 +81,9 @@ enum ReturnCodeScenarios {
     Scenario(
       name: "unknown user", code: "PAM_USER_UNKNOWN", answers: ["1234"], otherUser: "latnosuchuser",
       messages: [enterPasscode], log: "Authentication failed for an unknown user."),
+    Scenario(
+      name: "unknown user under policy 1: nothing asked", code: "PAM_USER_UNKNOWN", arguments: [policy1],
+      otherUser: "latnosuchuser", messages: [], log: "Authentication failed for an unknown user."),
     Scenario(
       name: "conversation fails (no answer)", code: "PAM_CONV_ERR", setup: Setups.passcodeOnly,
       messages: [enterPasscode, "conversation: no answer left; failing the conversation"],

@@ -52,7 +52,13 @@ public struct PolicyEvaluator {
     switch request.policy {
     case .deviceOwnerAuthenticationWithBiometrics:
       if case .unusable(let code, let detail) = biometry {
-        if case .passcodeRequired(let why) = detail, request.interactionAllowed { try dependencies.prompter.error(why.message) }
+        if request.interactionAllowed {
+          switch detail {
+          case .passcodeRequired(let why): try dependencies.prompter.error(why.message)
+          case .biometryLockedOut: try dependencies.prompter.error(PasscodeRequirement.lockout.message)
+          default: break
+          }
+        }
         return finish(.failure(code, detail), request)
       }
       guard record.passcodeHash != nil else { return finish(.failure(.passcodeNotSet, .none), request) }
@@ -103,8 +109,15 @@ public struct PolicyEvaluator {
 
   /// Prompts like a real passcode check and does the same hashing work, for a user who does not exist,
   /// so that timing and prompts do not reveal which users exist. Always fails.
-  public func evaluateUnknownUser(reason: String, fallbackTitle: String?) throws -> EvaluationOutcome {
+  /// Under the biometrics-only policy nothing is asked (a known user without enrollment is not asked either).
+  public func evaluateUnknownUser(
+    reason: String, fallbackTitle: String?, policy: AuthPolicy = .deviceOwnerAuthentication
+  ) throws -> EvaluationOutcome {
     guard !reason.isEmpty else { throw UsageError.emptyReason }
+    guard policy == .deviceOwnerAuthentication else {
+      dependencies.log.log(.notice, "Authentication failed for an unknown user.")
+      return .failure(.biometryNotEnrolled, .unknownUser)
+    }
     let title = fallbackTitle.flatMap { $0.isEmpty ? nil : $0 } ?? "Enter Passcode"
     let secret = try dependencies.prompter.secret(title + ": ")
     secret.wipe()
