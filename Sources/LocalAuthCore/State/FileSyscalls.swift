@@ -140,9 +140,14 @@ public enum FileSyscalls {
   }
 
   /// Writes `bytes` to `directory/name` atomically: temporary file, fsync, rename, fsync of the folder.
-  public static func atomicWrite(_ bytes: [UInt8], directory: String, name: String) throws(StateError) {
+  ///
+  /// A caller that holds a lock for `name` passes a fixed `temporaryName`, so a writer killed mid-write
+  /// leaves at most one stale temporary file, which the next writer replaces.
+  public static func atomicWrite(
+    _ bytes: [UInt8], directory: String, name: String, temporaryName: String? = nil
+  ) throws(StateError) {
     let target = directory + "/" + name
-    let temporary = directory + "/.\(name).\(getpid()).tmp"
+    let temporary = directory + "/" + (temporaryName ?? ".\(name).\(getpid()).tmp")
     unlink(temporary)
     guard let fd = try openNoFollow(temporary, flags: O_WRONLY | O_CREAT | O_EXCL, mode: 0o600) else {
       throw .io(path: temporary, operation: "create", errno: ENOENT)
