@@ -74,15 +74,23 @@ public enum FileSyscalls {
   }
 
   /// Opens a path without following a final symbolic link; nil when it does not exist.
+  ///
+  /// O_NONBLOCK keeps a FIFO planted in place of a file from hanging the open; the type check that follows
+  /// refuses it. It changes nothing for regular files and folders.
   static func openNoFollow(_ path: String, flags: Int32, mode: mode_t = 0o600) throws(StateError) -> Int32? {
     if let code = injectedFault("open", path) { throw .io(path: path, operation: "open", errno: code) }
     while true {
-      let fd = open(path, flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, mode)
+      let fd = open(path, flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, mode)
       if fd >= 0 { return fd }
       switch errno {
       case EINTR: continue
       case ENOENT: return nil
       case ELOOP: throw .insecure(path: path, reason: "it is a symbolic link")
+      case ENOTDIR where flags & O_DIRECTORY != 0:
+        // O_DIRECTORY is checked before O_NOFOLLOW: a link to a folder fails with ENOTDIR, not ELOOP.
+        var st = stat()
+        let isLink = lstat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFLNK
+        throw .insecure(path: path, reason: isLink ? "it is a symbolic link" : "it is not a directory")
       case EACCES, EPERM: throw .permissionDenied(path: path)
       case let code: throw .io(path: path, operation: "open", errno: code)
       }
