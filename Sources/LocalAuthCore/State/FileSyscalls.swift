@@ -139,6 +139,7 @@ public enum FileSyscalls {
 
   /// Creates a folder with `mode` if it is missing, then checks it is trusted.
   public static func ensureDirectory(_ path: String, mode: mode_t = 0o700) throws(StateError) {
+    if let code = injectedFault("mkdir", path) { throw .io(path: path, operation: "create", errno: code) }
     if mkdir(path, mode) != 0 && errno != EEXIST {
       let code = errno
       if code == EACCES || code == EPERM { throw .permissionDenied(path: path) }
@@ -206,6 +207,7 @@ public enum FileSyscalls {
 
   /// The names in a folder, without "." and "..".
   public static func listDirectory(_ path: String) throws(StateError) -> [String] {
+    if let code = injectedFault("list", path) { throw .io(path: path, operation: "list", errno: code) }
     guard let dir = opendir(path) else {
       let code = errno
       if code == ENOENT { return [] }
