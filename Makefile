@@ -98,7 +98,7 @@ fuzz-short: fuzz-build
 
 # Core, PAM-glue and reliability tests built with AddressSanitizer; then the module itself built with ASan
 # and driven through $(VALGRIND_CYCLES) real pam_start/pam_authenticate/pam_end cycles with the ASan runtime preloaded.
-ASAN_RUNTIME = $(shell $(SWIFT) -print-target-info >/dev/null 2>&1; ls $$(dirname $$(readlink -f $$(which swift)))/../lib/clang/*/lib/linux/libclang_rt.asan-x86_64.so 2>/dev/null | head -1)
+ASAN_RUNTIME = $(shell ls $$(dirname $$(readlink -f $$(which swift)))/../lib/clang/*/lib/linux/libclang_rt.asan-x86_64.so 2>/dev/null | head -1)
 asan: deps module tools
 	$(TEST_ENV) $(SWIFT) test --sanitize=address --scratch-path .build-asan \
 	  --filter 'LocalAuthCoreTests|PAMLocalAuthTests|ReliabilityTests|IntegrationTests' 2>&1 | tee $(BUILD)/asan-tests.log | tail -5

@@ -98,6 +98,31 @@ struct FaultInjectionTests {
       "fault injection: \(scenario): \(trace.operations.count) file operations (\(Set(trace.operations).sorted().joined(separator: ", "))) failed in turn, \(thrown) StateErrors, 0 successes")
   }
 
+  @Test func aWriteIsTemporaryFileFsyncRenameFolderFsync() throws {
+    defer { fileFaultInjector = nil }
+    let folder = TemporaryFolder("order")
+    let store = FileStateStore(root: folder.state)
+    let user = try UserName("alice")
+    try store.update(user) { $0.passcodeFailures = 1 }
+    final class Trace: @unchecked Sendable { var calls: [String] = [] }
+    let trace = Trace()
+    let prefix = folder.state
+    fileFaultInjector = { operation, path in
+      if path.hasPrefix(prefix) { trace.calls.append(operation + " " + String(path.dropFirst(prefix.count))) }
+      return nil
+    }
+    try store.update(user) { $0.passcodeFailures = 2 }
+    fileFaultInjector = nil
+    let tail = Array(trace.calls.drop(while: { $0 != "lock /locks/alice" }))
+    #expect(
+      tail == [
+        "lock /locks/alice", "open /users/alice", "stat /users/alice", "read /users/alice", "read /users/alice",
+        "open /users/.alice.tmp", "write /users/.alice.tmp", "fsync /users/.alice.tmp", "rename /users/alice",
+        "open /users", "fsync /users",
+      ], "\(trace.calls)")
+    report("crash safety: an update is, in order: " + tail.joined(separator: ", ") + " (paths under the state folder)")
+  }
+
   @Test func storeOperationsFailingInTurnLoseNothing() throws {
     defer { fileFaultInjector = nil }
     // Every operation of the store itself, including remove (unlink) and users (list), fails in turn.
