@@ -104,6 +104,7 @@ asan: deps module tools
 	  --filter 'LocalAuthCoreTests|PAMLocalAuthTests|ReliabilityTests|IntegrationTests' 2>&1 | tee $(BUILD)/asan-tests.log | tail -5
 	@! grep -q "ERROR: AddressSanitizer" $(BUILD)/asan-tests.log
 	@grep -Eq "Test run with [0-9]+ tests? .*passed" $(BUILD)/asan-tests.log
+	@echo "RELIABILITY: AddressSanitizer: $$(grep -Eo 'Test run with [0-9]+ tests? in [0-9]+ suites? passed' $(BUILD)/asan-tests.log | sed 's/Test run with //') (LocalAuthCoreTests, PAMLocalAuthTests, ReliabilityTests, IntegrationTests), 0 AddressSanitizer reports"
 	$(SWIFT) build -c release --product pam_localauth --scratch-path .build-module-asan -Xswiftc -sanitize=address \
 	  -Xswiftc -static-stdlib -Xlinker --version-script=$(CURDIR)/exports.map -Xlinker -z -Xlinker nodelete
 	@mkdir -p $(BUILD)/asan && cp .build-module-asan/release/libpam_localauth.so $(BUILD)/asan/pam_localauth.so
