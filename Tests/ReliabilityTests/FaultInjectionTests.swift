@@ -27,6 +27,8 @@ struct FaultInjectionTests {
   ]
 
   static func run(_ scenario: Scenario, _ world: PrimedWorld) throws -> EvaluationOutcome {
+    // A second later than priming, so that a success changes the record and has to be written.
+    world.clock.advance(by: 1)
     let sensor: BiometricSensor =
       scenario.sensorPresent ? ScriptedSensor(modality: .touchID, clock: world.clock, events: scenario.events(world)) : AbsentSensor()
     var outcome = try world.evaluator(sensor: sensor, prompter: ScriptedPrompter(answers: scenario.answers))
