@@ -14,7 +14,7 @@ MODULE_FLAGS := -Xswiftc -static-stdlib -Xlinker --version-script=$(CURDIR)/expo
                 -Xlinker -z -Xlinker nodelete -Xlinker --gc-sections
 DEBIAN_PACKAGES := libpam0g-dev libcrypt-dev pamtester libpam-wrapper pkg-config binutils
 
-.PHONY: all deps module tools check-load test test-extra fuzz-short demo bench install uninstall clean
+.PHONY: all deps module tools check-load test test-extra fuzz-short demo bench install uninstall check-install clean
 
 all: module tools
 
@@ -54,9 +54,25 @@ test: deps module tools check-load
 	$(MAKE) --no-print-directory test-extra
 
 # Checks that are not Swift tests (owned by their issues' sections below); each must fail loudly.
-test-extra: fuzz-short
+test-extra: fuzz-short check-install
 
 # ---- Real PAM (issue 3): harness-driven checks beyond `swift test` ------------------------------
+.PHONY: check-pam check-cycles
+
+# The real-PAM tests alone (they also run in `make test`): every return-code row through PAMHarness under
+# pam_start_confdir and pamtester under pam_wrapper, chauthtok, sessions, not-root, dlopen and exports, cycles.
+check-pam: deps module tools
+	$(TEST_ENV) $(SWIFT) test --filter IntegrationTests
+
+# 100,000 pam_start/pam_authenticate/pam_end cycles in one process (feature= mode, user root, private state):
+# prints resident memory after warm-up, midway and at the end, and the time per cycle.
+CYCLES ?= 100000
+check-cycles: module tools
+	@dir=$$(mktemp -d /tmp/localauth-cycles.XXXXXX); trap 'rm -rf '"$$dir" EXIT; \
+	mkdir -m 0700 $$dir/state; : > $$dir/empty.conf; \
+	printf 'auth [success=done ignore=ignore default=die] %s state_dir=%s conf=%s feature=cycles\nauth required pam_permit.so\n' \
+	  $(CURDIR)/$(MODULE) $$dir/state $$dir/empty.conf > $$dir/localauth-cycles; \
+	$(HARNESS) --confdir $$dir --service localauth-cycles --user root --cycles $(CYCLES)
 
 # ---- Reliability (issue 4): fuzzing, sanitizers, valgrind ---------------------------------------
 # Figures are printed as lines starting with "RELIABILITY:" (the Swift tests print theirs the same way).
@@ -147,22 +163,44 @@ pam-cycles-run:
 	done
 
 # ---- Demo (issue 3) ------------------------------------------------------------------------------
+# LoginSuTests drives the real login(1) and su(1) on a pseudo-terminal with python3 (not in a minimal Debian).
+DEBIAN_PACKAGES += python3 login
+
+# As root: a demo user with a finger and a passcode in build/demo/state, then pamtester under pam_wrapper
+# through the main scenarios (scripts/demo.sh); nothing under /etc changes. Fails if any step misbehaves.
 demo: module tools
-	@echo "demo: not written yet"
+	LOCALAUTH_MODULE=$(CURDIR)/$(MODULE) LOCALAUTH_CTL=$(CURDIR)/$(CTL) bash scripts/demo.sh
 
 # ---- Benchmarks (issue 5) ------------------------------------------------------------------------
 bench: deps module tools
 	@echo "bench: not written yet"
 
+# ---- Install (issue 3) ----------------------------------------------------------------------------
+# The module goes to the system's PAM folder and the profile to /usr/share/pam-configs whatever PREFIX says:
+# libpam and pam-auth-update look only there. The configuration is installed only if absent.
+PAMCONFIGSDIR ?= /usr/share/pam-configs
+STATEDIR      ?= /var/lib/localauth
+
 install: module tools
-	install -d $(DESTDIR)$(PAMDIR) $(DESTDIR)$(SBINDIR) $(DESTDIR)/etc/security $(DESTDIR)$(PREFIX)/share/pam-configs
+	install -d $(DESTDIR)$(PAMDIR) $(DESTDIR)$(SBINDIR) $(DESTDIR)/etc/security $(DESTDIR)$(PAMCONFIGSDIR)
+	install -d -m 0700 $(DESTDIR)$(STATEDIR)
 	install -m 0644 $(MODULE) $(DESTDIR)$(PAMDIR)/pam_localauth.so
 	install -m 0755 $(CTL) $(DESTDIR)$(SBINDIR)/localauthctl
 	[ -e $(DESTDIR)/etc/security/localauth.conf ] || install -m 0644 etc/localauth.conf $(DESTDIR)/etc/security/localauth.conf
-	install -m 0644 pam.d/pam-configs/localauth $(DESTDIR)$(PREFIX)/share/pam-configs/localauth
+	install -m 0644 pam.d/pam-configs/localauth $(DESTDIR)$(PAMCONFIGSDIR)/localauth
+	@[ -n "$(DESTDIR)" ] || echo "Installed. Enable it with: pam-auth-update --enable localauth (see docs/INSTALL.md)"
 
+# The installed tree (DESTDIR), and pam-auth-update --enable/--disable localauth on a staged root with the
+# generated common-auth driven by pamtester (scripts/e2e-install.sh); /etc is never written. Needs root.
+check-install: module tools
+	LOCALAUTH_MODULE=$(CURDIR)/$(MODULE) LOCALAUTH_CTL=$(CURDIR)/$(CTL) PAMDIR=$(PAMDIR) bash scripts/e2e-install.sh
+
+# Takes the profile out of /etc/pam.d/common-* first (only on the live system), then removes the files;
+# the configuration and the state folder stay.
 uninstall:
-	rm -f $(DESTDIR)$(PAMDIR)/pam_localauth.so $(DESTDIR)$(SBINDIR)/localauthctl $(DESTDIR)$(PREFIX)/share/pam-configs/localauth
+	@if [ -z "$(DESTDIR)" ] && [ -e $(PAMCONFIGSDIR)/localauth ] && command -v pam-auth-update >/dev/null; then \
+	  echo "pam-auth-update --package --remove localauth"; pam-auth-update --package --remove localauth; fi
+	rm -f $(DESTDIR)$(PAMDIR)/pam_localauth.so $(DESTDIR)$(SBINDIR)/localauthctl $(DESTDIR)$(PAMCONFIGSDIR)/localauth
 
 clean:
 	rm -rf $(BUILD) .build .build-module

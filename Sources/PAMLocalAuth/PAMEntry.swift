@@ -31,27 +31,41 @@ enum PAMEntry {
     _ operation: Operation, _ pamh: OpaquePointer?, _ flags: CInt, _ argc: CInt,
     _ argv: UnsafeMutablePointer<UnsafePointer<CChar>?>?
   ) -> CInt {
-    guard let pamh else { return PAM_SYSTEM_ERR }
+    guard let pamh else { return PAMResult.code(for: PAMFailure.badArguments) }
     let handle = PAMHandle(raw: pamh, silent: cpam_is_silent(flags) != 0)
     guard let arguments = PAMHandle.arguments(argc, argv) else {
-      handle.syslog(LOG_ERR, "Module arguments could not be decoded.")
-      return PAM_SERVICE_ERR
+      handle.syslog(LOG_ERR, "Module arguments could not be decoded: too many, too long or NULL.")
+      return PAMResult.code(for: PAMFailure.badArguments)
     }
     let context: Context
     do {
       context = try makeContext(handle: handle, flags: flags, arguments: arguments)
     } catch {
-      handle.syslog(LOG_ERR, "Configuration error: \(error)")
+      handle.syslog(LOG_ERR, "Configuration error, pam_sm_\(operation.rawValue) refused: \(error)")
       return PAMResult.code(for: error)
     }
-    let code: CInt
     do {
-      code = try perform(operation, context)
+      return try perform(operation, context)
     } catch {
-      code = PAMResult.code(for: error)
-      context.log.log(.error, "pam_sm_\(operation.rawValue) failed: \(error)")
+      let code = PAMResult.code(for: error)
+      context.log.log(.error, failureSentence(operation, error, code: code))
+      return code
     }
-    return code
+  }
+
+  /// One plain log sentence for an error that ended an operation; it never holds a secret.
+  static func failureSentence(_ operation: Operation, _ error: any Error, code: CInt) -> String {
+    if case StateError.permissionDenied(let path) = error {
+      return "pam_sm_\(operation.rawValue) cannot read the state at \(path) as uid \(PAMHandle.effectiveUserID): "
+        + "the application is not running as root, so pam_localauth does not apply (PAM_AUTHINFO_UNAVAIL)."
+    }
+    let reason: String
+    switch error {
+    case PromptError.conversationFailed: reason = "the application's conversation failed or gave no answer"
+    case PromptError.conversationAgain: reason = "the application's conversation asked to be called again (PAM_CONV_AGAIN)"
+    default: reason = "\(error)"
+    }
+    return "pam_sm_\(operation.rawValue) failed: \(reason) (PAM code \(code))."
   }
 
   static func makeContext(handle: PAMHandle, flags: CInt, arguments: [String]) throws -> Context {
@@ -76,9 +90,9 @@ enum PAMEntry {
   static func perform(_ operation: Operation, _ context: Context) throws -> CInt {
     switch operation {
     case .authenticate: return try Authenticate.run(context)
-    case .setCredentials: return PAM_SUCCESS
-    case .accountManagement: return PAM_IGNORE
-    case .openSession: return PAM_SUCCESS
+    case .setCredentials: return PAMResult.code(for: ModuleOutcome.credentialsUnchanged)
+    case .accountManagement: return PAMResult.code(for: ModuleOutcome.accountNotManaged)
+    case .openSession: return PAMResult.code(for: ModuleOutcome.sessionOpened)
     case .closeSession: return try Sessions.close(context)
     case .changeAuthToken: return try ChangeAuthToken.run(context)
     }

@@ -31,10 +31,21 @@ struct PAMHandle {
   func user() -> Result<String, PAMFailure> {
     var name: UnsafePointer<CChar>?
     let status = pam_get_user(raw, &name, nil)
-    if status == PAM_CONV_AGAIN { return .failure(.conversation(again: true)) }
+    // libpam reports a conversation's PAM_CONV_AGAIN from pam_get_user as PAM_INCOMPLETE.
+    if status == PAM_CONV_AGAIN || status == PAM_INCOMPLETE { return .failure(.conversation(again: true)) }
+    if status == PAM_CONV_ERR { return .failure(.conversation(again: false)) }
     guard status == PAM_SUCCESS, let name else { return .failure(.noUser) }
     return .success(String(cString: name))
   }
+
+  /// True when the system knows the user (NSS lookup). Corresponds to `getpwnam`.
+  static func userExists(_ name: String) -> Bool { getpwnam(name) != nil }
+
+  /// The process's real uid: not root when an unprivileged user runs a setuid program such as passwd.
+  static var realUserID: uid_t { getuid() }
+
+  /// The process's effective uid.
+  static var effectiveUserID: uid_t { geteuid() }
 
   /// A string item such as PAM_RHOST or PAM_SERVICE. Corresponds to PAM's `pam_get_item`.
   func item(_ type: CInt) -> String? {
@@ -91,7 +102,8 @@ struct PAMHandle {
   }
 }
 
-/// The conversation as the core's prompter: info lines obey PAM_SILENT, errors and prompts do not.
+/// The conversation as the core's prompter: info lines obey PAM_SILENT; errors (such as the time left in a
+/// delay) and prompts do not, since hiding them would leave the user guessing.
 final class ConversationPrompter: AuthPrompter {
   let handle: PAMHandle
 
@@ -103,7 +115,6 @@ final class ConversationPrompter: AuthPrompter {
   }
 
   func error(_ text: String) throws {
-    guard !handle.silent else { return }
     _ = try handle.converse(style: PAM_ERROR_MSG, text)
   }
 

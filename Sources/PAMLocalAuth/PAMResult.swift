@@ -13,13 +13,31 @@ enum PAMFailure: Error, Equatable {
   case badArguments
   /// The operation is not supported with these arguments.
   case notApplicable
-  /// The new passcode was refused (mismatch, too short).
+  /// The new passcode was refused (the two entries differ).
   case authTokenRejected
-  /// The old passcode was wrong when changing it.
-  case authTokenWrong
 }
 
-/// The one place where outcomes and errors become PAM return codes (README, "Return codes").
+/// What the module decided on its own, without an evaluation: each becomes a PAM code below.
+enum ModuleOutcome: Equatable, CaseIterable {
+  /// facade mode (`feature=`): the user did not enable protection for the feature.
+  case featureNotEnabled
+  /// pam_sm_setcred: there are no credentials to establish.
+  case credentialsUnchanged
+  /// pam_sm_acct_mgmt: the module manages no accounts.
+  case accountNotManaged
+  /// pam_sm_open_session: nothing to do.
+  case sessionOpened
+  /// pam_sm_close_session: the user's reuse window ended.
+  case sessionClosed
+  /// pam_sm_close_session for a user without a state record or not known to the system.
+  case nothingToClose
+  /// pam_sm_chauthtok with PAM_PRELIM_CHECK: the user is known and the state is reachable.
+  case readyToChange
+  /// pam_sm_chauthtok with PAM_UPDATE_AUTHTOK: the passcode was changed.
+  case passcodeChanged
+}
+
+/// The one place where outcomes and errors become PAM return codes (docs/return-codes.md).
 enum PAMResult {
   /// The PAM code for an evaluation outcome.
   static func code(for outcome: EvaluationOutcome) -> CInt {
@@ -42,6 +60,14 @@ enum PAMResult {
     }
   }
 
+  /// The PAM code for a decision the module made without an evaluation.
+  static func code(for outcome: ModuleOutcome) -> CInt {
+    switch outcome {
+    case .featureNotEnabled, .accountNotManaged, .nothingToClose: return PAM_IGNORE
+    case .credentialsUnchanged, .sessionOpened, .sessionClosed, .readyToChange, .passcodeChanged: return PAM_SUCCESS
+    }
+  }
+
   /// The PAM code for an error thrown anywhere below the entry point; never PAM_SUCCESS.
   static func code(for error: any Error) -> CInt {
     switch error {
@@ -53,7 +79,6 @@ enum PAMResult {
       case .badArguments: return PAM_SERVICE_ERR
       case .notApplicable: return PAM_IGNORE
       case .authTokenRejected: return PAM_AUTHTOK_ERR
-      case .authTokenWrong: return PAM_AUTH_ERR
       }
     case let prompt as PromptError:
       return prompt == .conversationAgain ? PAM_INCOMPLETE : PAM_CONV_ERR
@@ -62,6 +87,9 @@ enum PAMResult {
     case let state as StateError:
       if case .invalidUserName = state { return PAM_USER_UNKNOWN }
       if case .permissionDenied = state { return PAM_AUTHINFO_UNAVAIL }
+      return PAM_SYSTEM_ERR
+    case let admin as AdministrationError:
+      if case .passcode = admin { return PAM_AUTHTOK_ERR }
       return PAM_SYSTEM_ERR
     case is UsageError:
       return PAM_SERVICE_ERR

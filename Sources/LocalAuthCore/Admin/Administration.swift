@@ -47,6 +47,11 @@ public struct Administration {
     self.settings = settings
   }
 
+  /// The user's record; an empty record when the user has no state file.
+  public func record(for user: UserName) throws -> UserRecord {
+    try store.load(user) ?? UserRecord()
+  }
+
   /// Enrolls `template`; the domain state changes.
   public func enroll(_ template: BiometricTemplate, for user: UserName) throws {
     guard isValidItemName(template.name) else { throw AdministrationError.invalidName(template.name) }

@@ -16,6 +16,15 @@ public protocol BiometricSensor: AnyObject {
   var modality: Modality? { get }
   /// Waits until an event arrives for `user`'s prompt or `deadline` passes.
   func nextEvent(for user: UserName, deadline: WallTime) throws -> SensorEvent
+  /// Like `nextEvent(for:deadline:)`, but returns `.timeout` early once `cancellation` is set.
+  func nextEvent(for user: UserName, deadline: WallTime, cancellation: CancellationFlag?) throws -> SensorEvent
+}
+
+extension BiometricSensor {
+  /// The default ignores the flag; the caller checks it after the event (sensors that wait override this).
+  public func nextEvent(for user: UserName, deadline: WallTime, cancellation: CancellationFlag?) throws -> SensorEvent {
+    try nextEvent(for: user, deadline: deadline)
+  }
 }
 
 /// A sensor that is not there.
@@ -47,6 +56,12 @@ public final class ScriptedSensor: BiometricSensor, @unchecked Sendable {
   public var pending: [SensorEvent] { lock.withLock { queue } }
 
   public func nextEvent(for user: UserName, deadline: WallTime) throws -> SensorEvent {
+    try nextEvent(for: user, deadline: deadline, cancellation: nil)
+  }
+
+  /// Replays the next event; a set `cancellation` ends the wait at once without consuming an event.
+  public func nextEvent(for user: UserName, deadline: WallTime, cancellation: CancellationFlag?) throws -> SensorEvent {
+    if cancellation?.isCancelled == true { return .timeout }
     if let event: SensorEvent = lock.withLock({ queue.isEmpty ? nil : queue.removeFirst() }) { return event }
     let wait = deadline.since(clock.now())
     if wait > 0 { clock.sleep(wait) }

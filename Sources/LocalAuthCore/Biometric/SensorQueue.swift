@@ -128,7 +128,13 @@ public final class SpoolSensor: BiometricSensor {
   }
 
   public func nextEvent(for user: UserName, deadline: WallTime) throws -> SensorEvent {
+    try nextEvent(for: user, deadline: deadline, cancellation: nil)
+  }
+
+  /// Polls the queue every 50 ms until an event, the deadline, or the caller's cancellation.
+  public func nextEvent(for user: UserName, deadline: WallTime, cancellation: CancellationFlag?) throws -> SensorEvent {
     while true {
+      if cancellation?.isCancelled == true { return .timeout }
       if let event = try queue.take(for: user, now: clock.now(), expiry: expiry, log: log) { return event }
       let left = deadline.since(clock.now())
       if left <= 0 { return .timeout }

@@ -32,7 +32,7 @@ struct BiometricPrompt {
     var failures = 0
     var deadline = dependencies.clock.now().adding(settings.sensorTimeout)
     while true {
-      let event = try dependencies.sensor.nextEvent(for: user, deadline: deadline)
+      let event = try dependencies.sensor.nextEvent(for: user, deadline: deadline, cancellation: request.cancellation)
       if request.cancellation?.isCancelled == true { return .appCancel }
       switch event {
       case .timeout:
@@ -50,9 +50,12 @@ struct BiometricPrompt {
         }
         switch matcher.decide(sample, against: templates) {
         case .retry:
+          // A poor capture is not a failed match: it is not counted and the fallback stays hidden.
           try prompter.error(modality == .touchID ? "Place your finger on the sensor again." : "Look at the camera again.")
+          deadline = dependencies.clock.now().adding(settings.sensorTimeout)
         case .match(let name, _):
-          try recordMatch(name)
+          // Another process may have locked biometry while this prompt waited: the lock wins over the match.
+          guard try recordMatch(name) else { return .lockedOut }
           return .matched(name)
         case .noMatch:
           failures += 1
@@ -76,13 +79,21 @@ struct BiometricPrompt {
   }
 
   /// Waits for the buttons Face ID shows after its last failure ("Cancel" and the fallback).
+  ///
+  /// Face ID "stops trying" after two failures (LOCALAUTH.md §1.1), so captures are ignored here; a wait
+  /// that times out is a system cancel, like every other sensor wait.
   func awaitButtons() throws -> BiometricPromptResult {
+    let fallback = request.effectiveFallbackTitle ?? "Enter Password"
+    try dependencies.prompter.info("Face not recognized. Choose \"\(request.effectiveCancelTitle)\" or \"\(fallback)\".")
     let deadline = dependencies.clock.now().adding(settings.sensorTimeout)
     while true {
-      switch try dependencies.sensor.nextEvent(for: request.user, deadline: deadline) {
+      let event = try dependencies.sensor.nextEvent(
+        for: request.user, deadline: deadline, cancellation: request.cancellation)
+      if request.cancellation?.isCancelled == true { return .appCancel }
+      switch event {
       case .fallback: return .fallback
       case .cancel: return .cancel
-      case .timeout: return .exhausted
+      case .timeout: return .timeout
       case .sample: continue
       }
     }
@@ -92,15 +103,24 @@ struct BiometricPrompt {
     request.effectiveFallbackTitle != nil && failures >= modality.failuresBeforeFallback
   }
 
-  private func recordMatch(_ name: String) throws {
+  /// Records a match under the user's lock; false when biometry got locked out meanwhile.
+  private func recordMatch(_ name: String) throws -> Bool {
     let clock = dependencies.clock
-    try dependencies.store.update(request.user) { record in
+    let threshold = settings.lockoutThreshold
+    let recorded = try dependencies.store.update(request.user) { record -> Bool in
+      guard !record.isBiometryLockedOut(threshold: threshold) else { return false }
       let now = clock.now()
       record.biometricFailures = 0
       record.lastBiometricSuccess = now
       record.lastSuccess = now
       if let state = record.domainState { record.reuse = ReuseStamp(at: now, bootID: clock.bootID(), domainState: state) }
+      return true
     }
-    dependencies.log.log(.info, "Biometric match succeeded for user \(request.user) with \(modality.itemNoun) \(name).")
+    if recorded {
+      dependencies.log.log(.info, "Biometric match succeeded for user \(request.user) with \(modality.itemNoun) \(name).")
+    } else {
+      dependencies.log.log(.warning, "Ignored a biometric match for user \(request.user): biometry was locked out meanwhile.")
+    }
+    return recorded
   }
 }

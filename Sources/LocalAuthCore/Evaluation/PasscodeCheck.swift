@@ -80,7 +80,8 @@ struct PasscodeCheck {
       if let computed, let last = record.lastWrongPasscodeHash,
         constantTimeEquals(Array(computed.utf8), Array(last.utf8))
       {
-        return .wrong(failures: record.passcodeFailures, repeated: true, delayUntil: record.passcodeNextAllowed)
+        // Not counted and no new delay; any earlier delay has already run out (checked above).
+        return .wrong(failures: record.passcodeFailures, repeated: true, delayUntil: nil)
       }
       record.passcodeFailures += 1
       record.lastWrongPasscodeHash = computed

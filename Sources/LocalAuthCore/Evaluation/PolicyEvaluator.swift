@@ -52,7 +52,7 @@ public struct PolicyEvaluator {
     switch request.policy {
     case .deviceOwnerAuthenticationWithBiometrics:
       if case .unusable(let code, let detail) = biometry {
-        if case .passcodeRequired(let why) = detail { try dependencies.prompter.error(why.message) }
+        if case .passcodeRequired(let why) = detail, request.interactionAllowed { try dependencies.prompter.error(why.message) }
         return finish(.failure(code, detail), request)
       }
       guard record.passcodeHash != nil else { return finish(.failure(.passcodeNotSet, .none), request) }
@@ -94,6 +94,7 @@ public struct PolicyEvaluator {
         case .fallback, .exhausted, .lockedOut: break
         }
       case .unusable(_, let detail):
+        // Unusable biometry is not an error under this policy: straight to the passcode (§1.2).
         if case .passcodeRequired(let why) = detail { try dependencies.prompter.info(why.message) }
       }
       return finish(try PasscodeCheck(dependencies: dependencies, settings: settings, request: request).run(), request)
@@ -112,6 +113,11 @@ public struct PolicyEvaluator {
     return .failure(.authenticationFailed, .unknownUser)
   }
 
+  /// The user's opaque enrollment state (evaluatedPolicyDomainState); nil when nothing is enrolled (§8).
+  public func domainState(for user: UserName) throws -> String? {
+    try dependencies.store.load(user)?.domainState
+  }
+
   /// Ends `user`'s reuse window (logout must end it: seed 003's Face ID login loop).
   public func endReuseWindow(for user: UserName) throws {
     try dependencies.store.update(user) { record in record.reuse = nil }
@@ -124,7 +130,8 @@ public struct PolicyEvaluator {
   }
 
   private func reuse(_ record: UserRecord, _ request: EvaluationRequest) -> EvaluationOutcome? {
-    guard request.reuseDuration > 0, !request.remote, let stamp = record.reuse else { return nil }
+    guard request.reuseDuration > 0, !request.remote, dependencies.sensor.modality != nil, let stamp = record.reuse
+    else { return nil }
     let window = min(request.reuseDuration, EvaluationRequest.maximumReuseDuration)
     let age = dependencies.clock.now().since(stamp.at)
     guard age >= 0, age <= window, stamp.bootID == dependencies.clock.bootID(),

@@ -1,7 +1,8 @@
 /// A secret's bytes, overwritten with zeros when released; its description never shows the content.
 public final class SecretBytes: CustomStringConvertible, @unchecked Sendable {
-  /// The longest passcode accepted; anything longer is refused before hashing (pam_unix caps at 512 too).
-  public static let maximumLength = 512
+  /// The longest passcode accepted; anything longer is refused before hashing. libxcrypt's
+  /// CRYPT_MAX_PASSPHRASE_SIZE (512) counts the terminating NUL, so 511 bytes is the most crypt_rn hashes.
+  public static let maximumLength = 511
 
   /// The secret's bytes; callers must not copy them into longer-lived storage.
   public private(set) var bytes: [UInt8]

@@ -1,0 +1,31 @@
+/// The effective options written back in configuration-file form, for `localauthctl check-config`.
+extension Options {
+  /// One `key=value` line per option, in the module's vocabulary; a derived reason is a comment line.
+  public var settingLines: [String] {
+    let e = evaluation
+    var lines: [String] = ["policy=\(policy.name)"]
+    lines.append(reason.map { "reason=\($0)" } ?? "# reason is derived from the PAM service")
+    lines.append(fallbackTitle.map { "fallback_title=\($0)" } ?? "# fallback_title is the default for the policy")
+    lines.append("reuse_duration=\(Self.number(reuseDuration))")
+    lines.append("timeout=\(Self.number(e.sensorTimeout))")
+    lines.append(feature.map { "feature=\($0)" } ?? "# feature is not set: every user is asked")
+    lines.append("state_dir=\(stateDirectory)")
+    lines.append("sensor=\(sensor.map { $0 == .touchID ? "touchid" : "faceid" } ?? "none")")
+    lines.append("event_expiry=\(Self.number(eventExpiry))")
+    lines.append("lockout_threshold=\(e.lockoutThreshold)")
+    lines.append("passcode_after_reboot=\(e.passcodeAfterReboot ? "yes" : "no")")
+    lines.append("passcode_after_enrollment_change=\(e.passcodeAfterEnrollmentChange ? "yes" : "no")")
+    lines.append("idle_limit=\(Self.number(e.idleLimit))")
+    lines.append("passcode_max_age=\(Self.number(e.passcodeMaxAge))")
+    lines.append("biometry_max_age=\(Self.number(e.biometryMaxAge))")
+    lines.append("hash_cost=\(e.hasher.cost)")
+    lines.append("debug=\(debug ? "yes" : "no")")
+    return lines
+  }
+
+  /// A number without a trailing ".0" when it is whole.
+  static func number(_ value: Double) -> String {
+    if value == value.rounded(), abs(value) < 1e15 { return String(Int(value)) }
+    return String(value)
+  }
+}

@@ -1,0 +1,112 @@
+/// A snapshot of one user's state, as `localauthctl status` shows it: what is enrolled, the counters,
+/// the lockout and delays, and what the rules require now — so nobody has to parse the state file to tell
+/// "locked" from "wrong passcode".
+public struct StatusReport: Equatable, Sendable {
+  /// The user.
+  public var user: String
+  /// When the report was taken.
+  public var now: WallTime
+  /// True when the user has a state file.
+  public var hasRecord: Bool
+  /// The sensor's modality (LABiometryType), or nil when no sensor is configured.
+  public var biometryType: Modality?
+  /// Every enrolled finger or appearance, in enrolment order.
+  public var enrolled: [EnrolledItem]
+  /// The opaque domain state, or nil when nothing is enrolled.
+  public var domainState: String?
+  /// Bumped on every enrolment change.
+  public var enrollmentGeneration: Int
+  /// Consecutive failed biometric matches.
+  public var biometricFailures: Int
+  /// The failures that lock biometry.
+  public var lockoutThreshold: Int
+  /// True when biometry is locked until the passcode is entered.
+  public var isLockedOut: Bool
+  /// True when a passcode is set.
+  public var passcodeSet: Bool
+  /// Consecutive failed passcode checks.
+  public var passcodeFailures: Int
+  /// The earliest time of the next passcode attempt, when it lies in the future.
+  public var passcodeNextAllowed: WallTime?
+  /// The last successful authentication of any kind.
+  public var lastSuccess: WallTime?
+  /// The last successful biometric match.
+  public var lastBiometricSuccess: WallTime?
+  /// The last successful passcode check.
+  public var lastPasscodeSuccess: WallTime?
+  /// Why the passcode is required instead of biometry now, or nil when it is not.
+  public var passcodeRequirement: PasscodeRequirement?
+  /// Whether biometry can be offered now.
+  public var biometry: BiometryStatus
+  /// canEvaluatePolicy for deviceOwnerAuthentication: nil when it can be evaluated.
+  public var deviceOwnerError: AuthErrorCode?
+  /// canEvaluatePolicy for deviceOwnerAuthenticationWithBiometrics: nil when it can be evaluated.
+  public var biometricsError: AuthErrorCode?
+  /// The features the user protected, sorted.
+  public var features: [String]
+
+  /// One enrolled item, without its template.
+  public struct EnrolledItem: Equatable, Sendable {
+    /// The name the administrator gave it.
+    public var name: String
+    /// Touch ID or Face ID.
+    public var modality: Modality
+    /// When it was enrolled.
+    public var enrolledAt: WallTime
+  }
+
+  /// True when the passcode is required now (a rule or a lockout), and a passcode is set.
+  public var passcodeRequired: Bool { passcodeRequirement != nil }
+
+  /// The names of the enrolled items.
+  public var enrolledNames: [String] { enrolled.map(\.name) }
+
+  /// Reads `user`'s record and reports on it with the evaluator's own rules; state errors are thrown as they are.
+  public static func load(
+    _ user: UserName, dependencies: Dependencies, settings: EvaluationSettings
+  ) throws -> StatusReport {
+    let record = try dependencies.store.load(user)
+    let evaluator = PolicyEvaluator(dependencies: dependencies, settings: settings)
+    let clock = dependencies.clock
+    return StatusReport(
+      user: user, record: record, sensor: dependencies.sensor.modality, now: clock.now(), bootID: clock.bootID(),
+      settings: settings, deviceOwnerError: try evaluator.canEvaluate(.deviceOwnerAuthentication, for: user),
+      biometricsError: try evaluator.canEvaluate(.deviceOwnerAuthenticationWithBiometrics, for: user))
+  }
+
+  /// Builds a report from a record (nil for a user without a state file).
+  public init(
+    user: UserName, record: UserRecord?, sensor: Modality?, now: WallTime, bootID: String,
+    settings: EvaluationSettings, deviceOwnerError: AuthErrorCode?, biometricsError: AuthErrorCode?
+  ) {
+    let r = record ?? UserRecord()
+    self.user = user.value
+    self.now = now
+    self.hasRecord = record != nil
+    self.biometryType = sensor
+    self.enrolled = r.templates.map { EnrolledItem(name: $0.name, modality: $0.modality, enrolledAt: $0.enrolledAt) }
+    self.domainState = r.domainState
+    self.enrollmentGeneration = r.enrollmentGeneration
+    self.biometricFailures = r.biometricFailures
+    self.lockoutThreshold = settings.lockoutThreshold
+    self.isLockedOut = r.isBiometryLockedOut(threshold: settings.lockoutThreshold)
+    self.passcodeSet = r.passcodeHash != nil
+    self.passcodeFailures = r.passcodeFailures
+    self.passcodeNextAllowed = r.passcodeNextAllowed.flatMap { $0 > now ? $0 : nil }
+    self.lastSuccess = r.lastSuccess
+    self.lastBiometricSuccess = r.lastBiometricSuccess
+    self.lastPasscodeSuccess = r.lastPasscodeSuccess
+    let biometry = BiometryStatus.of(record: r, sensor: sensor, remote: false, now: now, bootID: bootID, settings: settings)
+    self.biometry = biometry
+    if !self.passcodeSet {
+      self.passcodeRequirement = nil
+    } else if self.isLockedOut {
+      self.passcodeRequirement = .lockout
+    } else {
+      self.passcodeRequirement = BiometryStatus.passcodeRequirement(record: r, now: now, bootID: bootID, settings: settings)
+    }
+    self.deviceOwnerError = deviceOwnerError
+    self.biometricsError = biometricsError
+    self.features = r.features.sorted()
+  }
+}

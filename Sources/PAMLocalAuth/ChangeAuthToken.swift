@@ -1,0 +1,64 @@
+import CPAM
+import LocalAuthCore
+
+/// pam_sm_chauthtok: changes the user's passcode, passwd-style.
+///
+/// PAM calls it twice. With PAM_PRELIM_CHECK it only checks that the user is known and the state is
+/// reachable. With PAM_UPDATE_AUTHTOK it asks for the current passcode (when one is set and the real uid
+/// is not root), checked by the core under the same delay rules as authentication, then for the new one twice.
+enum ChangeAuthToken {
+  /// The prompts, as passwd words them.
+  static let currentTitle = "Current passcode"
+  static let newPrompt = "New passcode: "
+  static let retypePrompt = "Retype new passcode: "
+
+  static func run(_ context: PAMEntry.Context) throws -> CInt {
+    let rawUser = try context.handle.user().get()
+    guard PAMHandle.userExists(rawUser) else { throw PAMFailure.unknownUser }
+    let user = try UserName(rawUser)
+    let record = try context.dependencies.store.load(user)
+    if context.flags & CInt(PAM_PRELIM_CHECK) != 0 {
+      return PAMResult.code(for: ModuleOutcome.readyToChange)
+    }
+    guard context.flags & CInt(PAM_UPDATE_AUTHTOK) != 0 else { throw PAMFailure.notApplicable }
+
+    if record?.passcodeHash != nil && PAMHandle.realUserID != 0 {
+      let outcome = try verifyCurrent(user, context)
+      guard outcome.isSuccess else {
+        context.log.log(.notice, "Passcode change for user \(user) refused: the current passcode was not confirmed.")
+        return PAMResult.code(for: outcome)
+      }
+    }
+    let prompter = context.dependencies.prompter
+    let first = try prompter.secret(newPrompt)
+    defer { first.wipe() }
+    let second = try prompter.secret(retypePrompt)
+    defer { second.wipe() }
+    guard constantTimeEquals(first.bytes, second.bytes) else {
+      try prompter.error("Sorry, passcodes do not match.")
+      context.log.log(.notice, "Passcode change for user \(user) refused: the two entries differ.")
+      throw PAMFailure.authTokenRejected
+    }
+    let administration = Administration(
+      store: context.dependencies.store, clock: context.dependencies.clock, settings: context.options.evaluation)
+    do {
+      try administration.setPasscode(first, for: user)
+    } catch let error as AdministrationError {
+      try prompter.error("\(error)")
+      context.log.log(.notice, "Passcode change for user \(user) refused: \(error)")
+      throw error
+    }
+    context.log.log(.info, "Passcode changed for user \(user).")
+    try prompter.info("Passcode changed.")
+    return PAMResult.code(for: ModuleOutcome.passcodeChanged)
+  }
+
+  /// Checks the current passcode through the core: a remote request is its passcode-only path, so the
+  /// escalating delays, counters and the repeated-entry rule apply exactly as at authentication.
+  static func verifyCurrent(_ user: UserName, _ context: PAMEntry.Context) throws -> EvaluationOutcome {
+    let request = EvaluationRequest(
+      user: user, policy: .deviceOwnerAuthentication, reason: "change the passcode", fallbackTitle: currentTitle,
+      reuseDuration: 0, interactionAllowed: true, remote: true)
+    return try PolicyEvaluator(dependencies: context.dependencies, settings: context.options.evaluation).evaluate(request)
+  }
+}

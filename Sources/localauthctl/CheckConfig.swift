@@ -1,0 +1,30 @@
+import ArgumentParser
+import LocalAuthCore
+
+extension LocalAuthCtl {
+  /// Parses module arguments and the configuration file exactly as the module does, and prints the result.
+  struct CheckConfig: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      commandName: "check-config",
+      abstract: "Check module arguments and the configuration file, and print the effective options.",
+      discussion: """
+        ARGS are module arguments as on a PAM line (policy=biometrics timeout=10 conf=/etc/x.conf debug). \
+        Unknown keys are warned about and ignored, as the module does; a malformed value of a known key is \
+        an error (exit status 1), as it is a PAM_SERVICE_ERR in the module.
+        """)
+
+    @OptionGroup var common: CommonOptions
+    @Argument(help: "Module arguments, key=value.") var arguments: [String] = []
+
+    func run() throws {
+      try reporting {
+        let parsed = try OptionParser.parse(
+          arguments: common.moduleArguments + arguments, readFile: ConfigFileReader.read)
+        for warning in parsed.warnings { printError("Warning: \(warning)") }
+        var options = parsed.options
+        if let dir = common.stateDir { options.stateDirectory = absolutePath(dir) }
+        for line in options.settingLines { print(line) }
+      }
+    }
+  }
+}

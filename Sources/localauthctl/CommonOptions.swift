@@ -1,0 +1,78 @@
+import ArgumentParser
+import LocalAuthCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Options every subcommand shares: where the state is and which configuration file to read.
+struct CommonOptions: ParsableArguments {
+  @Option(
+    name: .long,
+    help: ArgumentHelp("The state folder (default: state_dir from the configuration, else /var/lib/localauth).", valueName: "dir"))
+  var stateDir: String?
+
+  @Option(
+    name: .long,
+    help: ArgumentHelp("The configuration file (default: /etc/security/localauth.conf when it exists).", valueName: "file"))
+  var conf: String?
+
+  func validate() throws {
+    if stateDir == "" { throw ValidationError("--state-dir needs a folder.") }
+    if conf == "" { throw ValidationError("--conf needs a file.") }
+  }
+
+  /// The module arguments that stand for these options (`conf=`), made absolute.
+  var moduleArguments: [String] { conf.map { ["conf=" + absolutePath($0)] } ?? [] }
+
+  /// The effective options: defaults, the configuration file, then `--state-dir`; warnings go to stderr.
+  func options() throws -> Options {
+    let parsed = try OptionParser.parse(arguments: moduleArguments, readFile: ConfigFileReader.read)
+    for warning in parsed.warnings { printError("Warning: \(warning)") }
+    var options = parsed.options
+    if let stateDir { options.stateDirectory = absolutePath(stateDir) }
+    return options
+  }
+
+  /// The collaborators every command works through, over the effective options.
+  func context(prompter: AuthPrompter? = nil, log: AuthLog = NullLog()) throws -> CommandContext {
+    let options = try options()
+    let clock = SystemClock()
+    let root = options.stateDirectory
+    let store = FileStateStore(root: root)
+    let sensor: BiometricSensor =
+      options.sensor == nil
+      ? AbsentSensor()
+      : SpoolSensor(modality: options.sensor, stateRoot: root, clock: clock, log: log, expiry: options.eventExpiry)
+    let dependencies = Dependencies(
+      clock: clock, store: store, sensor: sensor, prompter: prompter ?? TerminalPrompter(), log: log)
+    return CommandContext(options: options, dependencies: dependencies)
+  }
+}
+
+/// The effective options and the core's collaborators for one command.
+struct CommandContext {
+  /// The effective options.
+  var options: Options
+  /// Clock, store, sensor, prompter and log.
+  var dependencies: Dependencies
+
+  /// The administrator's operations, with the configured rules (hash cost, minimum length).
+  var admin: Administration {
+    Administration(store: dependencies.store, clock: dependencies.clock, settings: options.evaluation)
+  }
+
+  /// The simulated sensor's administration in the state folder.
+  var sensorAdmin: SensorAdministration {
+    SensorAdministration(stateRoot: options.stateDirectory, clock: dependencies.clock)
+  }
+}
+
+/// `path` made absolute against the current directory.
+func absolutePath(_ path: String) -> String {
+  if path.hasPrefix("/") { return path }
+  var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+  guard getcwd(&buffer, buffer.count) != nil else { return path }
+  let cwd = String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+  return (cwd == "/" ? "" : cwd) + "/" + path
+}

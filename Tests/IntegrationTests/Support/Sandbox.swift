@@ -1,0 +1,145 @@
+import Foundation
+import LocalAuthCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One test's private world: a temporary folder with a root-owned 0700 state folder, a service folder
+/// for pam_start_confdir and pam_wrapper, an empty configuration file (so /etc/security/localauth.conf
+/// never leaks in), and a test user created with `useradd -M`. `close()` removes all of it.
+final class Sandbox {
+  /// The temporary folder (0755, so an unprivileged process can reach the service folder).
+  let root: String
+  /// The state folder (root, 0700).
+  let stateDir: String
+  /// The folder holding service files.
+  let serviceDir: String
+  /// The explicit, empty configuration file passed as `conf=`.
+  let configFile: String
+  /// The test user's name.
+  let user: String
+  /// The service every scenario uses.
+  let service = "localauth-test"
+
+  init() throws {
+    var template = Array("/tmp/localauth-it.XXXXXX".utf8CString)
+    guard let made = mkdtemp(&template) else { throw SandboxError.setup("mkdtemp failed") }
+    root = String(cString: made)
+    chmod(root, 0o755)
+    stateDir = root + "/state"
+    serviceDir = root + "/pam.d"
+    configFile = root + "/localauth.conf"
+    guard mkdir(stateDir, 0o700) == 0, mkdir(serviceDir, 0o755) == 0 else { throw SandboxError.setup("mkdir failed") }
+    guard FileManager.default.createFile(atPath: configFile, contents: Data("# empty: defaults only\n".utf8)) else {
+      throw SandboxError.setup("cannot write \(configFile)")
+    }
+    chmod(configFile, 0o644)
+    var rng = SystemRandomNumberGenerator()
+    user = "lat" + String(rng.next() as UInt32, radix: 16)
+    try Users.add(user)
+  }
+
+  /// Removes the user and the folder.
+  func close() {
+    Users.remove(user)
+    try? FileManager.default.removeItem(atPath: root)
+  }
+
+  /// The test user's uid.
+  var uid: UInt32 { getpwnam(user).map { $0.pointee.pw_uid } ?? 0 }
+
+  /// The module's line with the arguments every test needs (state_dir, conf, a short sensor timeout).
+  func moduleLine(_ arguments: [String], type: String = "auth", control: String = "required") -> String {
+    ([type, control, Artifacts.module, "state_dir=" + stateDir, "conf=" + configFile, "timeout=1"] + arguments)
+      .joined(separator: " ")
+  }
+
+  /// Writes the service file `name` with `lines`.
+  func writeService(_ lines: [String], name: String? = nil) throws {
+    let path = serviceDir + "/" + (name ?? service)
+    try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+  }
+
+  /// Runs localauthctl on this sandbox's state folder; it must succeed.
+  @discardableResult
+  func ctl(_ arguments: String..., stdin: String? = nil) throws -> ProcessRun {
+    try Run.checked(Artifacts.ctl, arguments + ["--state-dir", stateDir], stdin: stdin)
+  }
+
+  /// Enrolls `finger` for the test user.
+  func enroll(_ finger: String = "right-index") throws { try ctl("enroll", user, finger) }
+
+  /// Sets the test user's passcode.
+  func setPasscode(_ passcode: String = "1234") throws { try ctl("passcode", "set", user, stdin: passcode + "\n") }
+
+  /// Queues a capture of the user's own finger at full quality (or someone else's with `from`).
+  func touch(_ finger: String = "right-index", from: String? = nil) throws {
+    var arguments = ["touch", user, finger, "--quality", "1"]
+    if let from { arguments += ["--from", from] }
+    try Run.checked(Artifacts.ctl, arguments + ["--state-dir", stateDir])
+  }
+
+  /// Presses the prompt's fallback button.
+  func pressFallback() throws { try ctl("touch", user, "--fallback") }
+
+  /// Presses the prompt's Cancel button.
+  func pressCancel() throws { try ctl("touch", user, "--cancel") }
+
+  /// Changes the user's record directly, as the module would find it (a test pre-seeds state this way).
+  func seed(_ body: (inout UserRecord) -> Void) throws {
+    try FileStateStore(root: stateDir).update(try UserName(user)) { record in body(&record) }
+  }
+
+  /// The user's record now.
+  func record() throws -> UserRecord? { try FileStateStore(root: stateDir).load(try UserName(user)) }
+
+  /// Marks the passcode as entered in this boot with the enrollment acknowledged, so biometry may be used.
+  func satisfyPasscodeRules() throws {
+    let clock = SystemClock()
+    try seed { record in
+      record.lastPasscodeBootID = clock.bootID()
+      record.lastPasscodeSuccess = clock.now()
+      record.lastSuccess = clock.now()
+      record.acknowledgedDomainState = record.domainState
+    }
+  }
+
+  /// The path of the user's state file.
+  var recordPath: String { stateDir + "/users/" + user }
+}
+
+/// A sandbox that could not be set up.
+enum SandboxError: Error {
+  case setup(String)
+}
+
+/// Creates a sandbox, runs `body`, and always cleans up.
+func withSandbox<T>(_ body: (Sandbox) throws -> T) throws -> T {
+  let sandbox = try Sandbox()
+  defer { sandbox.close() }
+  return try body(sandbox)
+}
+
+/// Test users: created without a home folder and removed at the end. useradd and userdel lock
+/// /etc/passwd; another test process may hold it for a moment, so a busy lock is retried.
+enum Users {
+  static func add(_ name: String) throws {
+    var last: ProcessRun?
+    for _ in 0..<50 {
+      let run = try Run.program("/usr/sbin/useradd", ["-M", "-N", "-s", "/usr/sbin/nologin", "-c", "pam_localauth test", name])
+      if run.status == 0 { return }
+      last = run
+      usleep(100_000)
+    }
+    throw SandboxError.setup("useradd \(name) failed: \(last?.stderr ?? "")")
+  }
+
+  static func remove(_ name: String) {
+    for _ in 0..<50 {
+      guard let run = try? Run.program("/usr/sbin/userdel", [name]) else { return }
+      if run.status == 0 || run.status == 6 { return }
+      usleep(100_000)
+    }
+  }
+}

@@ -1,0 +1,71 @@
+@testable import LocalAuthCore
+import Testing
+
+/// Rule 4: the reason, fallback title and cancel title (LOCALAUTH.md §3, §12.4).
+@Suite("Rule 4: reason and button titles")
+struct Rule4PresentationTests {
+  @Test("Rule 4: an empty localizedReason throws UsageError.emptyReason and never prompts", arguments: AuthPolicy.allCases)
+  func emptyReasonThrows(policy: AuthPolicy) throws {
+    let world = try TestWorld()
+    try world.prime()
+    let before = world.prompter.transcript.count
+    world.present(world.genuine())
+    #expect(throws: UsageError.emptyReason) { try world.evaluator.evaluate(world.request(policy, reason: "")) }
+    #expect(world.prompter.transcript.count == before)
+    #expect(world.sensor.pending.count == 1)
+  }
+
+  @Test("Rule 4: an empty reason is refused even for an unknown user")
+  func emptyReasonUnknownUser() throws {
+    let world = try TestWorld()
+    #expect(throws: UsageError.emptyReason) { try world.evaluator.evaluateUnknownUser(reason: "", fallbackTitle: nil) }
+    #expect(world.prompter.transcript.isEmpty)
+  }
+
+  @Test("Rule 4: an empty localizedFallbackTitle hides the fallback button under policy 1")
+  func emptyFallbackHidesButtonPolicy1() throws {
+    let world = try TestWorld()
+    try world.prime()
+    world.present(world.impostor(), .fallback, world.impostor(), .fallback, world.genuine())
+    #expect(try world.evaluate(.deviceOwnerAuthenticationWithBiometrics, fallbackTitle: "") == .success(.biometry))
+    #expect(world.log.lines.filter { $0.hasPrefix("Ignored a fallback press") }.count == 2)
+  }
+
+  @Test("Rule 4: an empty localizedFallbackTitle hides the fallback under policy 2; the passcode still follows three failures")
+  func emptyFallbackHidesButtonPolicy2() throws {
+    let world = try TestWorld()
+    try world.prime()
+    world.present(world.impostor(), .fallback, world.impostor(), world.impostor())
+    world.prompter.enqueue(TestWorld.passcode)
+    #expect(try world.evaluate(.deviceOwnerAuthentication, fallbackTitle: "") == .success(.passcode))
+    #expect(world.log.lines.contains { $0.hasPrefix("Ignored a fallback press") })
+    #expect(world.prompter.prompts.last == "prompt: Enter Passcode: ")
+  }
+
+  @Test("Rule 4: the default fallback titles are Apple's: Enter Password (policy 1), Enter Passcode (policy 2)")
+  func defaultFallbackTitles() throws {
+    let world = try TestWorld()
+    #expect(world.request(.deviceOwnerAuthenticationWithBiometrics).effectiveFallbackTitle == "Enter Password")
+    #expect(world.request(.deviceOwnerAuthentication).effectiveFallbackTitle == "Enter Passcode")
+    #expect(world.request(.deviceOwnerAuthentication, fallbackTitle: "Use Passcode").effectiveFallbackTitle == "Use Passcode")
+    #expect(world.request(.deviceOwnerAuthentication, fallbackTitle: "").effectiveFallbackTitle == nil)
+  }
+
+  @Test("Rule 4: an empty or absent localizedCancelTitle still shows Cancel")
+  func cancelTitle() throws {
+    let world = try TestWorld()
+    #expect(world.request(.deviceOwnerAuthentication).effectiveCancelTitle == "Cancel")
+    #expect(world.request(.deviceOwnerAuthentication, cancelTitle: "").effectiveCancelTitle == "Cancel")
+    #expect(world.request(.deviceOwnerAuthentication, cancelTitle: "Not now").effectiveCancelTitle == "Not now")
+  }
+
+  @Test("Rule 4: Face ID's buttons show the cancel and fallback titles, with Cancel for an empty cancel title")
+  func faceIDButtonTitles() throws {
+    let world = try TestWorld(modality: .faceID)
+    try world.prime()
+    world.present(world.impostor(), world.impostor(), .cancel)
+    let request = world.request(.deviceOwnerAuthenticationWithBiometrics, fallbackTitle: "Use PIN", cancelTitle: "")
+    #expect(try world.evaluator.evaluate(request) == .failure(.userCancel, .none))
+    #expect(world.shown("info: ").last == "info: Face not recognized. Choose \"Cancel\" or \"Use PIN\".")
+  }
+}

@@ -1,0 +1,103 @@
+@testable import LocalAuthCore
+import Testing
+
+/// The on-disk record format and the file store.
+@Suite("State: codec and file store")
+struct StateCodecTests {
+  func fullRecord() -> UserRecord {
+    var rng = SplitMix64(seed: 3)
+    let simulator = BiometricSimulator(worldSeed: 9)
+    var record = UserRecord()
+    record.passcodeHash = "$y$j9T$abc$def"
+    record.passcodeFailures = 6
+    record.lastWrongPasscodeHash = "$y$j9T$abc$xyz"
+    record.passcodeNextAllowed = WallTime(seconds: 1_800_000_300.25)
+    record.lastPasscodeSuccess = WallTime(seconds: 1_799_999_000)
+    record.lastPasscodeBootID = "0b1d-boot"
+    record.biometricFailures = 4
+    record.lastBiometricSuccess = WallTime(seconds: 1_799_999_500.5)
+    record.lastSuccess = WallTime(seconds: 1_799_999_600)
+    record.enrollmentGeneration = 3
+    record.domainState = "aa11"
+    record.acknowledgedDomainState = "bb22"
+    record.reuse = ReuseStamp(at: WallTime(seconds: 1_799_999_500.5), bootID: "0b1d-boot", domainState: "aa11")
+    record.features = ["payments", "notes.private"]
+    record.templates = [
+      simulator.enroll(owner: "alice", item: "right-index", modality: .touchID, at: WallTime(seconds: 1_700_000_000), using: &rng),
+      simulator.enroll(owner: "alice", item: "left_thumb", modality: .touchID, at: WallTime(seconds: 1_700_000_100), using: &rng),
+    ]
+    return record
+  }
+
+  @Test("State: a full record survives encode and decode unchanged")
+  func roundTrip() throws {
+    let record = fullRecord()
+    let bytes = StateCodec.encode(record)
+    #expect(try StateCodec.decode(bytes, path: "t") == record)
+    #expect(try StateCodec.decode(StateCodec.encode(UserRecord()), path: "t") == UserRecord())
+    #expect(String(decoding: bytes.prefix(18), as: UTF8.self) == "localauth-state 1\n")
+  }
+
+  @Test("State: corrupt files fail closed with a reason")
+  func corruptFailsClosed() {
+    func decode(_ text: String) -> StateError? {
+      do { _ = try StateCodec.decode(Array(text.utf8), path: "f"); return nil } catch { return error }
+    }
+    #expect(decode("") == .corrupt(path: "f", reason: "the file is empty"))
+    #expect(decode("localauth-state 1") == .corrupt(path: "f", reason: "the file is truncated"))
+    #expect(decode("localauth-state 2\n") == .unsupportedVersion(path: "f", found: "2"))
+    #expect(decode("something 1\n") == .corrupt(path: "f", reason: "the header is missing"))
+    #expect(decode("localauth-state 1\nbogus 1\n") == .corrupt(path: "f", reason: "line 2: unknown key bogus"))
+    #expect(
+      decode("localauth-state 1\nbiometry.failures 1\nbiometry.failures 2\n")
+        == .corrupt(path: "f", reason: "line 3: duplicate key biometry.failures"))
+    #expect(decode("localauth-state 1\nbiometry.failures -1\n") == .corrupt(path: "f", reason: "line 2: bad count"))
+    #expect(decode("localauth-state 1\nsuccess.last nan\n") == .corrupt(path: "f", reason: "line 2: bad time"))
+  }
+
+  @Test("State: two FileStateStore instances over one folder see one truth")
+  func fileStoreSharedTruth() throws {
+    let folder = try TempFolder()
+    defer { folder.remove() }
+    let a = FileStateStore(root: folder.path)
+    let b = FileStateStore(root: folder.path)
+    let alice = try UserName("alice")
+    #expect(try a.load(alice) == nil)
+    try a.update(alice) { $0.biometricFailures += 1 }
+    try b.update(alice) { $0.biometricFailures += 1 }
+    #expect(try a.load(alice)?.biometricFailures == 2)
+    #expect(try b.users() == [alice])
+    try b.remove(alice)
+    #expect(try a.load(alice) == nil)
+  }
+
+  @Test("State: concurrent updates through two FileStateStore instances lose nothing")
+  func concurrentUpdatesLoseNothing() async throws {
+    let folder = try TempFolder()
+    defer { folder.remove() }
+    let alice = try UserName("alice")
+    let root = folder.path
+    try FileStateStore(root: root).update(alice) { $0.biometricFailures = 0 }
+    await withTaskGroup(of: Void.self) { group in
+      for _ in 0..<2 {
+        group.addTask {
+          let store = FileStateStore(root: root)  // its own descriptors, like another process
+          for _ in 0..<100 { _ = try? store.update(alice) { $0.biometricFailures += 1 } }
+        }
+      }
+    }
+    #expect(try FileStateStore(root: root).load(alice)?.biometricFailures == 200)
+  }
+
+  @Test("State: a failing update body writes nothing")
+  func failingUpdateWritesNothing() throws {
+    let folder = try TempFolder()
+    defer { folder.remove() }
+    let store = FileStateStore(root: folder.path)
+    let alice = try UserName("alice")
+    try store.update(alice) { $0.passcodeFailures = 1 }
+    struct Boom: Error {}
+    #expect(throws: Boom.self) { try store.update(alice) { record in record.passcodeFailures = 9; throw Boom() } }
+    #expect(try store.load(alice)?.passcodeFailures == 1)
+  }
+}

@@ -1,0 +1,118 @@
+import CPAM
+import LocalAuthCore
+import Testing
+
+@testable import PAMLocalAuth
+
+/// PAMResult, row by row: the table in docs/return-codes.md.
+@Suite("PAMResult")
+struct PAMResultTests {
+  static let now = WallTime(seconds: 1_800_000_000)
+
+  /// Every evaluation outcome row.
+  static let outcomeRows: [(EvaluationOutcome, CInt, String)] = [
+    (.success(.biometry), PAM_SUCCESS, "finger"),
+    (.success(.passcode), PAM_SUCCESS, "passcode"),
+    (.success(.reuse), PAM_SUCCESS, "reuse window"),
+    (.failure(.authenticationFailed, .none), PAM_AUTH_ERR, "wrong passcode or finger"),
+    (.failure(.biometryLockout, .biometryLockedOut(failures: 5)), PAM_MAXTRIES, "biometric lockout, policy 1"),
+    (.failure(.authenticationFailed, .passcodeDelayed(until: now)), PAM_MAXTRIES, "passcode delay"),
+    (.failure(.biometryLockout, .passcodeRequired(.reboot)), PAM_AUTHINFO_UNAVAIL, "passcode required, policy 1"),
+    (.failure(.biometryNotAvailable, .none), PAM_AUTHINFO_UNAVAIL, "no sensor"),
+    (.failure(.biometryNotAvailable, .remoteSession), PAM_AUTHINFO_UNAVAIL, "remote, policy 1"),
+    (.failure(.biometryNotEnrolled, .none), PAM_AUTHINFO_UNAVAIL, "not enrolled"),
+    (.failure(.passcodeNotSet, .none), PAM_AUTHINFO_UNAVAIL, "no passcode"),
+    (.failure(.userFallback, .fallbackChosen), PAM_IGNORE, "fallback, policy 1"),
+    (.failure(.authenticationFailed, .featureNotEnabled), PAM_IGNORE, "feature not enabled"),
+    (.failure(.authenticationFailed, .unknownUser), PAM_USER_UNKNOWN, "unknown user"),
+    (.failure(.userCancel, .none), PAM_AUTHINFO_UNAVAIL, "cancel pressed"),
+    (.failure(.systemCancel, .none), PAM_AUTHINFO_UNAVAIL, "sensor timeout"),
+    (.failure(.appCancel, .none), PAM_AUTHINFO_UNAVAIL, "application cancelled"),
+    (.failure(.notInteractive, .none), PAM_AUTHINFO_UNAVAIL, "no interaction"),
+    (.failure(.invalidContext, .none), PAM_AUTHINFO_UNAVAIL, "invalid context"),
+  ]
+
+  @Test("evaluation outcomes", arguments: outcomeRows)
+  func outcome(_ row: (EvaluationOutcome, CInt, String)) {
+    #expect(PAMResult.code(for: row.0) == row.1, "\(row.2)")
+  }
+
+  /// Every detail the core can attach to a failure.
+  static let details: [FailureDetail] = [
+    .none, .passcodeDelayed(until: now), .biometryLockedOut(failures: 5), .remoteSession, .unknownUser,
+    .featureNotEnabled, .fallbackChosen,
+  ] + [PasscodeRequirement.reboot, .idle, .passcodeAge, .enrollmentChange, .lockout].map { .passcodeRequired($0) }
+
+  @Test("no failure, whatever its code and detail, gives PAM_SUCCESS")
+  func failuresNeverSucceed() {
+    for code in AuthErrorCode.allCases {
+      for detail in Self.details {
+        #expect(PAMResult.code(for: .failure(code, detail)) != PAM_SUCCESS, "\(code) \(detail)")
+        #expect(PAMResult.code(for: .failure(code, detail)) != PAM_PERM_DENIED, "\(code) \(detail)")
+      }
+    }
+  }
+
+  /// Errors thrown below the entry point.
+  static let errorRows: [(any Error, CInt, String)] = [
+    (PromptError.conversationFailed, PAM_CONV_ERR, "conversation failed / NULL response"),
+    (PromptError.conversationAgain, PAM_INCOMPLETE, "PAM_CONV_AGAIN"),
+    (PAMFailure.conversation(again: false), PAM_CONV_ERR, "pam_get_user conversation failed"),
+    (PAMFailure.conversation(again: true), PAM_INCOMPLETE, "pam_get_user PAM_CONV_AGAIN"),
+    (PAMFailure.noUser, PAM_USER_UNKNOWN, "no user name"),
+    (PAMFailure.unknownUser, PAM_USER_UNKNOWN, "unknown user"),
+    (PAMFailure.badArguments, PAM_SERVICE_ERR, "argv undecodable"),
+    (PAMFailure.notApplicable, PAM_IGNORE, "not applicable"),
+    (PAMFailure.authTokenRejected, PAM_AUTHTOK_ERR, "new passcodes differ"),
+    (ConfigError.invalid(key: "timeout", value: "abc", expected: "seconds"), PAM_SERVICE_ERR, "malformed value"),
+    (ConfigError.missingValue(key: "reason"), PAM_SERVICE_ERR, "missing value"),
+    (ConfigError.unreadable(path: "/x", reason: "missing"), PAM_SERVICE_ERR, "conf= missing"),
+    (ConfigError.tooLarge(what: "file"), PAM_SERVICE_ERR, "config too large"),
+    (UsageError.emptyReason, PAM_SERVICE_ERR, "empty reason"),
+    (StateError.corrupt(path: "/x", reason: "bad"), PAM_SYSTEM_ERR, "corrupt state"),
+    (StateError.insecure(path: "/x", reason: "mode"), PAM_SYSTEM_ERR, "insecure state"),
+    (StateError.unsupportedVersion(path: "/x", found: "9"), PAM_SYSTEM_ERR, "future state format"),
+    (StateError.io(path: "/x", operation: "read", errno: 5), PAM_SYSTEM_ERR, "I/O error"),
+    (StateError.tooLarge(path: "/x", limit: 1), PAM_SYSTEM_ERR, "oversized state"),
+    (StateError.permissionDenied(path: "/x"), PAM_AUTHINFO_UNAVAIL, "not running as root"),
+    (StateError.invalidUserName(reason: "slash"), PAM_USER_UNKNOWN, "user name unusable"),
+    (AdministrationError.passcode(.tooShort(minimum: 4)), PAM_AUTHTOK_ERR, "new passcode too short"),
+    (AdministrationError.invalidName("x"), PAM_SYSTEM_ERR, "other administration error"),
+    (SomeOtherError(), PAM_SYSTEM_ERR, "anything else"),
+  ]
+
+  struct SomeOtherError: Error {}
+
+  @Test("errors")
+  func errors() {
+    for (error, code, label) in Self.errorRows {
+      #expect(PAMResult.code(for: error) == code, "\(label)")
+      #expect(PAMResult.code(for: error) != PAM_SUCCESS, "\(label)")
+    }
+  }
+
+  @Test("module decisions")
+  func moduleOutcomes() {
+    let expected: [ModuleOutcome: CInt] = [
+      .featureNotEnabled: PAM_IGNORE, .accountNotManaged: PAM_IGNORE, .nothingToClose: PAM_IGNORE,
+      .credentialsUnchanged: PAM_SUCCESS, .sessionOpened: PAM_SUCCESS, .sessionClosed: PAM_SUCCESS,
+      .readyToChange: PAM_SUCCESS, .passcodeChanged: PAM_SUCCESS,
+    ]
+    #expect(Set(expected.keys) == Set(ModuleOutcome.allCases))
+    for outcome in ModuleOutcome.allCases {
+      #expect(PAMResult.code(for: outcome) == expected[outcome], "\(outcome)")
+    }
+  }
+
+  @Test("the constants are Linux-PAM's, not OpenPAM's")
+  func linuxPAMConstants() {
+    #expect(PAM_AUTH_ERR == 7)
+    #expect(PAM_MAXTRIES == 11)
+    #expect(PAM_IGNORE == 25)
+    #expect(PAM_INCOMPLETE == 31)
+    #expect(CInt(PAM_SILENT) == 0x8000)
+    #expect(cpam_is_silent(CInt(PAM_SILENT)) == 1)
+    #expect(cpam_is_silent(CInt(PAM_SILENT) | CInt(PAM_DISALLOW_NULL_AUTHTOK)) == 1)
+    #expect(cpam_is_silent(CInt(PAM_DISALLOW_NULL_AUTHTOK)) == 0)
+  }
+}
