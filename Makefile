@@ -127,10 +127,10 @@ asan: deps module tools
 	@$(MAKE) --no-print-directory pam-cycles-run PAM_CYCLES_MODULE=$(CURDIR)/$(BUILD)/asan/pam_localauth.so \
 	  PAM_CYCLES_WRAP="env LD_PRELOAD=$(ASAN_RUNTIME) ASAN_OPTIONS=detect_leaks=1:abort_on_error=1" PAM_CYCLES_LABEL=AddressSanitizer
 
-# valgrind --leak-check=full over $(VALGRIND_CYCLES) cycles of the installed-shape module, in two scenarios
-# (feature mode: options, state, decision; unknown user: conversation and yescrypt), and over 10 cycles to show
-# that what remains does not grow with the number of cycles.
-valgrind: deps module
+# valgrind --leak-check=full over $(VALGRIND_CYCLES) cycles of the installed-shape module, in three scenarios
+# (feature mode: options, state, decision; unknown user: conversation and yescrypt; a wrong passcode for a user
+# who has one: conversation, lock, state, yescrypt), and over 10 cycles to show that what remains does not grow.
+valgrind: deps module tools
 	@command -v valgrind >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind >/dev/null)
 	@$(MAKE) --no-print-directory pam-cycles-run PAM_CYCLES_MODULE=$(CURDIR)/$(MODULE) PAM_CYCLES_LABEL=valgrind \
 	  PAM_CYCLES_WRAP="valgrind --leak-check=full --errors-for-leak-kinds=definite,indirect --error-exitcode=3 --suppressions=$(CURDIR)/$(REL_FIXTURES)/valgrind.supp"
@@ -145,7 +145,9 @@ pam-cycles-run:
 	printf 'auth [success=done ignore=ignore default=die] %s state_dir=%s feature=vpn sensor=none\nauth required pam_permit.so\n' \
 	  $(PAM_CYCLES_MODULE) $$dir/state > $$dir/pam/feature; \
 	printf 'auth required %s state_dir=%s hash_cost=1 sensor=none\n' $(PAM_CYCLES_MODULE) $$dir/state > $$dir/pam/unknown; \
-	for run in "feature root" "unknown localauth-no-such-user"; do \
+	cp $$dir/pam/unknown $$dir/pam/passcode; printf 'hash_cost=1\n' > $$dir/cost.conf; \
+	echo 123456 | $(CTL) passcode set root --conf $$dir/cost.conf --state-dir $$dir/state >/dev/null || exit 1; \
+	for run in "feature root" "unknown localauth-no-such-user" "passcode root"; do \
 	  set -- $$run; previous=""; \
 	  for cycles in 10 $(VALGRIND_CYCLES); do \
 	    log=$(BUILD)/$(PAM_CYCLES_LABEL)-$$1-$$cycles.log; \
