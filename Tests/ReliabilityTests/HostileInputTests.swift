@@ -121,6 +121,7 @@ struct HostileInputTests {
           continue
         }
         #expect(named == path && why.contains(reason), "\(label): \(error)")
+        #expect(!why.contains("state file") && error.description.hasPrefix("Cannot read configuration file \(path): it "), "\(label): \(error)")
       }
     }
   }

@@ -72,6 +72,9 @@ public enum OptionParser {
     let text: String?
     do {
       text = try readFile(path)
+    } catch let error as StateError {
+      // The message names the path once: "Cannot read configuration file P: it is a symbolic link."
+      throw ConfigError.unreadable(path: path, reason: error.clause)
     } catch {
       throw ConfigError.unreadable(path: path, reason: "\(error)")
     }
