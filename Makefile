@@ -75,8 +75,94 @@ check-cycles: module tools
 	$(HARNESS) --confdir $$dir --service localauth-cycles --user root --cycles $(CYCLES)
 
 # ---- Reliability (issue 4): fuzzing, sanitizers, valgrind ---------------------------------------
-fuzz-short:
-	@echo "fuzz-short: no fuzz targets yet"
+# Figures are printed as lines starting with "RELIABILITY:" (the Swift tests print theirs the same way).
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS := options state
+FUZZ_BIN     := .build-fuzz/release/localauth-fuzz
+FUZZ_SEEDS   := Tests/ReliabilityTests/Fixtures/fuzz-seeds
+REL_FIXTURES := Tests/ReliabilityTests/Fixtures
+VALGRIND_CYCLES ?= 1000
+
+.PHONY: fuzz-build fuzz asan valgrind
+
+# libFuzzer build of localauth-fuzz: -D LOCALAUTH_LIBFUZZER swaps the helper's @main for LLVMFuzzerTestOneInput.
+fuzz-build:
+	$(SWIFT) build -c release --product localauth-fuzz --scratch-path .build-fuzz \
+	  -Xswiftc -sanitize=fuzzer,address -Xswiftc -DLOCALAUTH_LIBFUZZER
+
+# Runs each target for $(1) seconds on a corpus kept in fuzz-corpus/; a crash, leak or timeout fails, and the
+# crashing input is left in build/fuzz-<target>-crash-*.
+define run_fuzz
+	@mkdir -p $(BUILD) $(addprefix fuzz-corpus/,$(FUZZ_TARGETS))
+	@for target in $(FUZZ_TARGETS); do \
+	  log=$(BUILD)/fuzz-$$target.log; \
+	  if ! LOCALAUTH_FUZZ_TARGET=$$target $(FUZZ_BIN) -max_total_time=$(1) -timeout=10 -rss_limit_mb=2048 \
+	      -print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz-$$target- fuzz-corpus/$$target $(FUZZ_SEEDS)/$$target \
+	      > $$log 2>&1; then \
+	    tail -40 $$log; echo "fuzz: target $$target FAILED (log: $$log)"; exit 1; \
+	  fi; \
+	  runs=$$(sed -n 's/^stat::number_of_executed_units: *//p' $$log); \
+	  echo "RELIABILITY: libFuzzer $$target: $$runs inputs in $(1) s, 0 crashes, corpus of $$(ls fuzz-corpus/$$target | wc -l) inputs"; \
+	done
+endef
+
+fuzz: fuzz-build
+	$(call run_fuzz,$(FUZZ_SECONDS))
+
+fuzz-short: fuzz-build
+	$(call run_fuzz,10)
+
+# Core, PAM-glue and reliability tests built with AddressSanitizer; then the module itself built with ASan
+# and driven through $(VALGRIND_CYCLES) real pam_start/pam_authenticate/pam_end cycles with the ASan runtime preloaded.
+ASAN_RUNTIME = $(shell ls $$(dirname $$(readlink -f $$(which swift)))/../lib/clang/*/lib/linux/libclang_rt.asan-x86_64.so 2>/dev/null | head -1)
+asan: deps module tools
+	$(TEST_ENV) $(SWIFT) test --sanitize=address --scratch-path .build-asan \
+	  --filter 'LocalAuthCoreTests|PAMLocalAuthTests|ReliabilityTests|IntegrationTests' 2>&1 | tee $(BUILD)/asan-tests.log | tail -5
+	@! grep -q "ERROR: AddressSanitizer" $(BUILD)/asan-tests.log
+	@grep -Eq "Test run with [0-9]+ tests? .*passed" $(BUILD)/asan-tests.log
+	@echo "RELIABILITY: AddressSanitizer: $$(grep -Eo 'Test run with [0-9]+ tests? in [0-9]+ suites? passed' $(BUILD)/asan-tests.log | sed 's/Test run with //') (LocalAuthCoreTests, PAMLocalAuthTests, ReliabilityTests, IntegrationTests), 0 AddressSanitizer reports"
+	$(SWIFT) build -c release --product pam_localauth --scratch-path .build-module-asan -Xswiftc -sanitize=address \
+	  -Xswiftc -static-stdlib -Xlinker --version-script=$(CURDIR)/exports.map -Xlinker -z -Xlinker nodelete
+	@mkdir -p $(BUILD)/asan && cp .build-module-asan/release/libpam_localauth.so $(BUILD)/asan/pam_localauth.so
+	@$(MAKE) --no-print-directory pam-cycles-run PAM_CYCLES_MODULE=$(CURDIR)/$(BUILD)/asan/pam_localauth.so \
+	  PAM_CYCLES_WRAP="env LD_PRELOAD=$(ASAN_RUNTIME) ASAN_OPTIONS=detect_leaks=1:abort_on_error=1" PAM_CYCLES_LABEL=AddressSanitizer
+
+# valgrind --leak-check=full over $(VALGRIND_CYCLES) cycles of the installed-shape module, in three scenarios
+# (feature mode: options, state, decision; unknown user: conversation and yescrypt; a wrong passcode for a user
+# who has one: conversation, lock, state, yescrypt), and over 10 cycles to show that what remains does not grow.
+valgrind: deps module tools
+	@command -v valgrind >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind >/dev/null)
+	@$(MAKE) --no-print-directory pam-cycles-run PAM_CYCLES_MODULE=$(CURDIR)/$(MODULE) PAM_CYCLES_LABEL=valgrind \
+	  PAM_CYCLES_WRAP="valgrind --leak-check=full --errors-for-leak-kinds=definite,indirect --error-exitcode=3 --suppressions=$(CURDIR)/$(REL_FIXTURES)/valgrind.supp"
+
+# Internal: runs build/pam-cycles for both scenarios under $(PAM_CYCLES_WRAP) and prints the figures.
+.PHONY: pam-cycles-run
+pam-cycles-run:
+	@mkdir -p $(BUILD)
+	cc -O1 -Wall -o $(BUILD)/pam-cycles $(REL_FIXTURES)/pam-cycles.c -lpam
+	@dir=$$(mktemp -d /tmp/localauth-cycles-XXXXXX); trap 'rm -rf $$dir' EXIT; \
+	mkdir -m 700 $$dir/state $$dir/pam; \
+	printf 'auth [success=done ignore=ignore default=die] %s state_dir=%s feature=vpn sensor=none\nauth required pam_permit.so\n' \
+	  $(PAM_CYCLES_MODULE) $$dir/state > $$dir/pam/feature; \
+	printf 'auth required %s state_dir=%s hash_cost=1 sensor=none\n' $(PAM_CYCLES_MODULE) $$dir/state > $$dir/pam/unknown; \
+	cp $$dir/pam/unknown $$dir/pam/passcode; printf 'hash_cost=1\n' > $$dir/cost.conf; \
+	echo 123456 | $(CTL) passcode set root --conf $$dir/cost.conf --state-dir $$dir/state >/dev/null || exit 1; \
+	for run in "feature root" "unknown localauth-no-such-user" "passcode root"; do \
+	  set -- $$run; previous=""; \
+	  for cycles in 10 $(VALGRIND_CYCLES); do \
+	    log=$(BUILD)/$(PAM_CYCLES_LABEL)-$$1-$$cycles.log; \
+	    if ! $(PAM_CYCLES_WRAP) $(BUILD)/pam-cycles $$dir/pam $$1 $$2 $$cycles wrong-passcode > $$log 2>&1; then \
+	      tail -60 $$log; echo "$(PAM_CYCLES_LABEL): $$1 scenario, $$cycles cycles FAILED (log: $$log)"; exit 1; \
+	    fi; \
+	    result=$$(sed -n 's/^cycles: //p' $$log | tr '\n' ' '); \
+	    leaks=$$(grep -E '^==[0-9]+== +(definitely|indirectly|possibly) lost:' $$log | sed 's/^==[0-9]*== *//' | tr -s ' ' | paste -sd ',' -); \
+	    possibly=$$(sed -n 's/^==[0-9]*== *possibly lost: \([0-9,]*\) bytes.*/\1/p' $$log); \
+	    if [ -n "$$previous" ] && [ "$$possibly" != "$$previous" ]; then \
+	      echo "$(PAM_CYCLES_LABEL): $$1 scenario: possibly lost grew from $$previous to $$possibly bytes (log: $$log)"; exit 1; \
+	    fi; previous=$$possibly; \
+	    echo "RELIABILITY: $(PAM_CYCLES_LABEL): $$1 scenario, $$cycles pam_start/pam_authenticate/pam_end cycles ($$result): $${leaks:-no leak report}, 0 errors"; \
+	  done; \
+	done
 
 # ---- Demo (issue 3) ------------------------------------------------------------------------------
 # LoginSuTests drives the real login(1) and su(1) on a pseudo-terminal with python3 (not in a minimal Debian).

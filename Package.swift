@@ -35,6 +35,6 @@ let package = Package(
     .testTarget(name: "PAMLocalAuthTests", dependencies: ["PAMLocalAuth", "LocalAuthCore", "CPAM"]),
     .testTarget(name: "localauthctlTests", dependencies: ["localauthctl", "LocalAuthCore"]),
     .testTarget(name: "IntegrationTests", dependencies: ["LocalAuthCore"]),
-    .testTarget(name: "ReliabilityTests", dependencies: ["LocalAuthCore"]),
+    .testTarget(name: "ReliabilityTests", dependencies: ["LocalAuthCore"], exclude: ["Fixtures"]),
   ]
 )

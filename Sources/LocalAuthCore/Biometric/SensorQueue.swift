@@ -51,7 +51,7 @@ public struct SensorQueue {
       }
       try FileSyscalls.remove(path)
       if now.since(entry.created) > expiry {
-        log.log(.notice, "Discarded a sensor event for \(user) queued \(Int(now.since(entry.created))) seconds ago (expired).")
+        log.log(.notice, "Discarded a sensor event for \(user) queued \(wholeSeconds(now.since(entry.created))) seconds ago (expired).")
         continue
       }
       return entry.event

@@ -72,6 +72,9 @@ public enum OptionParser {
     let text: String?
     do {
       text = try readFile(path)
+    } catch let error as StateError {
+      // The message names the path once: "Cannot read configuration file P: it is a symbolic link."
+      throw ConfigError.unreadable(path: path, reason: error.clause)
     } catch {
       throw ConfigError.unreadable(path: path, reason: "\(error)")
     }
@@ -88,8 +91,9 @@ public enum OptionParser {
   public static func fileLines(_ text: String) throws -> [String] {
     guard text.utf8.count <= maximumFileSize else { throw ConfigError.tooLarge(what: "file larger than \(maximumFileSize) bytes") }
     var entries: [String] = []
-    for raw in text.split(separator: "\n", omittingEmptySubsequences: true) {
-      let line = String(raw).trimmingWhitespace()
+    // Split on the newline scalar: as Characters, "\r\n" is one grapheme and would never split.
+    for raw in text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: true) {
+      let line = String(String.UnicodeScalarView(raw)).trimmingWhitespace()
       if line.isEmpty || line.hasPrefix("#") { continue }
       if let eq = line.firstIndex(of: "=") {
         let key = String(line[..<eq]).trimmingWhitespace()
@@ -119,6 +123,10 @@ public enum OptionParser {
       guard let spec = table.first(where: { $0.key == key }) else {
         warnings.append("Unrecognized option [\(key.prefix(64))] in \(source) ignored.")
         continue
+      }
+      // A NUL would cut the value short wherever it becomes a C string (strtod parses "5\u{0}0" as 5).
+      if let value, value.utf8.contains(0) {
+        throw ConfigError.invalid(key: key, value: value, expected: spec.takesValue ? spec.expected : "no value, or a boolean")
       }
       if spec.takesValue {
         guard let value else { throw ConfigError.missingValue(key: key) }

@@ -16,7 +16,9 @@ struct PasscodeCheck {
     let user = request.user
     let clock = dependencies.clock
     // The delay is enforced before the user types anything, and again under the lock below.
-    if let record = try dependencies.store.load(user), let next = record.passcodeNextAllowed, clock.now() < next {
+    // Compared as !(now >= next) on the raw seconds, so that a clock reading that is not a number keeps the
+    // delay (WallTime's derived >= is !(<), which a NaN would pass).
+    if let record = try dependencies.store.load(user), let next = record.passcodeNextAllowed, !(clock.now().seconds >= next.seconds) {
       return try refuseDelayed(until: next)
     }
     let title = request.effectiveFallbackTitle ?? "Enter Passcode"
@@ -57,9 +59,9 @@ struct PasscodeCheck {
     let schedule = settings.delaySchedule
     return try dependencies.store.update(request.user) { record -> PasscodeVerdict in
       let now = clock.now()
-      if let next = record.passcodeNextAllowed, now < next { return .delayed(until: next) }
+      if let next = record.passcodeNextAllowed, !(now.seconds >= next.seconds) { return .delayed(until: next) }
       guard let stored = record.passcodeHash else {
-        hasher.burnEquivalentWork()
+        hasher.burnEquivalentWork(for: secret)
         return .notSet
       }
       // A passcode that is too long or holds a NUL can never match; it is refused before hashing.
@@ -92,7 +94,7 @@ struct PasscodeCheck {
   private func refuseDelayed(until next: WallTime) throws -> EvaluationOutcome {
     let left = next.since(dependencies.clock.now())
     dependencies.log.log(
-      .notice, "Passcode entry for user \(request.user) refused: delayed for \(Int(left.rounded(.up))) more seconds.")
+      .notice, "Passcode entry for user \(request.user) refused: delayed for \(wholeSeconds(left)) more seconds.")
     try dependencies.prompter.error("Passcode entry is disabled after repeated failures. Try again in \(describeDuration(left)).")
     return .failure(.authenticationFailed, .passcodeDelayed(until: next))
   }

@@ -44,7 +44,7 @@ public struct PolicyEvaluator {
     if request.cancellation?.isCancelled == true { return .failure(.appCancel, .none) }
 
     if let outcome = reuse(record, request) {
-      log.log(.info, "Reused a biometric match for user \(user) within \(Int(request.reuseDuration)) seconds.")
+      log.log(.info, "Reused a biometric match for user \(user) within \(wholeSeconds(request.reuseDuration)) seconds.")
       return outcome
     }
 
@@ -120,8 +120,8 @@ public struct PolicyEvaluator {
     }
     let title = fallbackTitle.flatMap { $0.isEmpty ? nil : $0 } ?? "Enter Passcode"
     let secret = try dependencies.prompter.secret(title + ": ")
+    settings.hasher.burnEquivalentWork(for: secret)
     secret.wipe()
-    settings.hasher.burnEquivalentWork()
     dependencies.log.log(.notice, "Authentication failed for an unknown user.")
     return .failure(.authenticationFailed, .unknownUser)
   }

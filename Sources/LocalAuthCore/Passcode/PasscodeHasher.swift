@@ -53,6 +53,7 @@ public struct PasscodeHasher: Equatable, Sendable {
   }
 
   private func compute(_ passcode: SecretBytes, setting: [CChar]) throws(PasscodeError) -> String {
+    reportHashWork(setting)
     let data = UnsafeMutablePointer<crypt_data>.allocate(capacity: 1)
     defer {
       UnsafeMutableRawPointer(data).initializeMemory(as: UInt8.self, repeating: 0, count: MemoryLayout<crypt_data>.size)

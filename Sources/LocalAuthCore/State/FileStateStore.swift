@@ -32,7 +32,8 @@ public final class FileStateStore: StateStore {
     var record = original ?? UserRecord()
     let result = try body(&record)
     if record != original {
-      try FileSyscalls.atomicWrite(StateCodec.encode(record), directory: usersDirectory, name: user.value)
+      try FileSyscalls.atomicWrite(
+        StateCodec.encode(record), directory: usersDirectory, name: user.value, temporaryName: "." + user.value + ".tmp")
     }
     return result
   }

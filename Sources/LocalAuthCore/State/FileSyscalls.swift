@@ -74,15 +74,23 @@ public enum FileSyscalls {
   }
 
   /// Opens a path without following a final symbolic link; nil when it does not exist.
+  ///
+  /// O_NONBLOCK keeps a FIFO planted in place of a file from hanging the open; the type check that follows
+  /// refuses it. It changes nothing for regular files and folders.
   static func openNoFollow(_ path: String, flags: Int32, mode: mode_t = 0o600) throws(StateError) -> Int32? {
     if let code = injectedFault("open", path) { throw .io(path: path, operation: "open", errno: code) }
     while true {
-      let fd = open(path, flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, mode)
+      let fd = open(path, flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, mode)
       if fd >= 0 { return fd }
       switch errno {
       case EINTR: continue
       case ENOENT: return nil
       case ELOOP: throw .insecure(path: path, reason: "it is a symbolic link")
+      case ENOTDIR where flags & O_DIRECTORY != 0:
+        // O_DIRECTORY is checked before O_NOFOLLOW: a link to a folder fails with ENOTDIR, not ELOOP.
+        var st = stat()
+        let isLink = lstat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFLNK
+        throw .insecure(path: path, reason: isLink ? "it is a symbolic link" : "it is not a directory")
       case EACCES, EPERM: throw .permissionDenied(path: path)
       case let code: throw .io(path: path, operation: "open", errno: code)
       }
@@ -131,6 +139,7 @@ public enum FileSyscalls {
 
   /// Creates a folder with `mode` if it is missing, then checks it is trusted.
   public static func ensureDirectory(_ path: String, mode: mode_t = 0o700) throws(StateError) {
+    if let code = injectedFault("mkdir", path) { throw .io(path: path, operation: "create", errno: code) }
     if mkdir(path, mode) != 0 && errno != EEXIST {
       let code = errno
       if code == EACCES || code == EPERM { throw .permissionDenied(path: path) }
@@ -140,9 +149,14 @@ public enum FileSyscalls {
   }
 
   /// Writes `bytes` to `directory/name` atomically: temporary file, fsync, rename, fsync of the folder.
-  public static func atomicWrite(_ bytes: [UInt8], directory: String, name: String) throws(StateError) {
+  ///
+  /// A caller that holds a lock for `name` passes a fixed `temporaryName`, so a writer killed mid-write
+  /// leaves at most one stale temporary file, which the next writer replaces.
+  public static func atomicWrite(
+    _ bytes: [UInt8], directory: String, name: String, temporaryName: String? = nil
+  ) throws(StateError) {
     let target = directory + "/" + name
-    let temporary = directory + "/.\(name).\(getpid()).tmp"
+    let temporary = directory + "/" + (temporaryName ?? ".\(name).\(getpid()).tmp")
     unlink(temporary)
     guard let fd = try openNoFollow(temporary, flags: O_WRONLY | O_CREAT | O_EXCL, mode: 0o600) else {
       throw .io(path: temporary, operation: "create", errno: ENOENT)
@@ -193,6 +207,7 @@ public enum FileSyscalls {
 
   /// The names in a folder, without "." and "..".
   public static func listDirectory(_ path: String) throws(StateError) -> [String] {
+    if let code = injectedFault("list", path) { throw .io(path: path, operation: "list", errno: code) }
     guard let dir = opendir(path) else {
       let code = errno
       if code == ENOENT { return [] }

@@ -15,6 +15,19 @@ public enum StateError: Error, Equatable, Sendable, CustomStringConvertible {
   /// A file is larger than any valid state file.
   case tooLarge(path: String, limit: Int)
 
+  /// The reason alone, as a clause without the path ("it is a symbolic link"), for messages that name the file.
+  public var clause: String {
+    switch self {
+    case .invalidUserName(let reason): reason
+    case .insecure(_, let reason): reason
+    case .corrupt(_, let reason): reason
+    case .unsupportedVersion(_, let found): "it has unsupported format version \(found)"
+    case .permissionDenied: "permission denied"
+    case .io(_, let operation, let code): "\(operation) failed: \(errnoDescription(code))"
+    case .tooLarge(_, let limit): "it is larger than \(limit) bytes"
+    }
+  }
+
   public var description: String {
     switch self {
     case .invalidUserName(let reason): "The user name is not acceptable: \(reason)."

@@ -31,7 +31,7 @@ public final class SystemClock: AuthClock {
   }
 
   public func sleep(_ seconds: Double) {
-    guard seconds > 0 else { return }
+    guard seconds > 0, seconds.isFinite else { return }
     var request = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - Double(Int(seconds))) * 1e9))
     var remaining = timespec()
     while nanosleep(&request, &remaining) == -1 && errno == EINTR { request = remaining }

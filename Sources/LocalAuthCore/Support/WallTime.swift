@@ -22,7 +22,7 @@ public struct WallTime: Comparable, Hashable, Sendable, CustomStringConvertible 
 
 /// Formats a duration in seconds the way the prompts say it ("1 minute", "15 minutes", "1 hour").
 public func describeDuration(_ seconds: Double) -> String {
-  let whole = Int(seconds.rounded(.up))
+  let whole = wholeSeconds(seconds)
   if whole >= 3600 {
     let hours = (whole + 3599) / 3600
     return hours == 1 ? "1 hour" : "\(hours) hours"

@@ -1,1 +1,0 @@
-print("localauth-fuzz: not written yet")
