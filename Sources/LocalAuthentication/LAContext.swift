@@ -117,13 +117,14 @@ open class LAContext: @unchecked Sendable {
     _ policy: LAPolicy, localizedReason: String, reply: @escaping @Sendable (Bool, (any Error)?) -> Void
   ) {
     let job = prepare(policy, reason: localizedReason)
-    DispatchQueue.global(qos: .userInitiated).async { [weak self] in
+    // The running evaluation holds the context, so a local `let context = LAContext()` works as in Apple's samples.
+    DispatchQueue.global(qos: .userInitiated).async {
       switch job {
       case .refuse(let error):
         reply(false, error)
       case .run(let evaluation):
         let result = evaluation.run()
-        if case .some(let captured) = result.capturedDomainState, let self {
+        if case .some(let captured) = result.capturedDomainState {
           self.withState { $0.evaluatedDomainState = captured }
         }
         reply(result.success, result.error)
