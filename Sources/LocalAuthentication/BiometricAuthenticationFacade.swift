@@ -42,7 +42,8 @@ public final class BiometricAuthenticationFacade: @unchecked Sendable {
   /// True when the policy can be evaluated now (seed: `isAuthenticationAvailable`).
   public var isAuthenticationAvailable: Bool { authenticationUnavailabilityError == nil }
 
-  /// Why authentication is unavailable (an `LAErrorDomain` NSError), or nil when it is available.
+  /// Why authentication is unavailable (an `LAErrorDomain` NSError), or nil when it is available; the
+  /// failure blocks and async forms report it as the equivalent `LAError`.
   public var authenticationUnavailabilityError: NSError? {
     var error: NSError?
     return LAContext(setup: setup).canEvaluatePolicy(policy, error: &error) ? nil : error
@@ -139,7 +140,7 @@ public final class BiometricAuthenticationFacade: @unchecked Sendable {
   /// Fails with the unavailability error, or an invalid name; else tells whether `feature` is enabled.
   private func checkEnabled(_ feature: String) throws -> Bool {
     guard isValidItemName(feature) else { throw FacadeError.invalidFeatureName(feature) }
-    if let error = authenticationUnavailabilityError { throw error }
+    if let error = authenticationUnavailabilityError { throw LAError(bridging: error) ?? error }
     do { return try loadEnabled(feature) } catch { throw ErrorMapping.error(for: error) }
   }
 

@@ -31,7 +31,6 @@ public final class TerminalPrompter: AuthPrompter, @unchecked Sendable {
 
   public func secret(_ prompt: String) throws -> SecretBytes {
     try withTerminal { fd in
-      try write(fd, prompt)
       var saved = termios()
       let isTerminal = tcgetattr(fd, &saved) == 0
       if isTerminal {
@@ -41,6 +40,8 @@ public final class TerminalPrompter: AuthPrompter, @unchecked Sendable {
         _ = tcsetattr(fd, TCSAFLUSH, &quiet)
       }
       defer { if isTerminal { _ = tcsetattr(fd, TCSAFLUSH, &saved) } }
+      // Echo is off before the prompt appears, so nothing typed after it is ever echoed.
+      try write(fd, prompt)
       return try readLine(fd)
     }
   }
