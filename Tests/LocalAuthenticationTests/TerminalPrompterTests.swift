@@ -29,7 +29,7 @@ final class PseudoTerminal: @unchecked Sendable {
       unsafeBitCast(unlockSymbol, to: FDCall.self)(master) == 0,
       unsafeBitCast(nameSymbol, to: PTSName.self)(master, &name, name.count) == 0
     else { throw TerminalPrompter.Failure.noTerminal }
-    path = String(cString: name)
+    path = String(decoding: name.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     keeper = open(path, O_RDWR | O_NOCTTY)
   }
 
