@@ -29,7 +29,7 @@ enum ErrorMapping {
   /// The LAError for anything the evaluation threw: fails closed, never a success (documented choices).
   ///
   /// - State errors (including `permissionDenied` for callers that may not read the state) → `biometryNotAvailable`.
-  /// - No terminal → `notInteractive`; end of input on the terminal → `userCancel`.
+  /// - No terminal → `notInteractive`; Ctrl-C or end of input at the passcode prompt → `userCancel`.
   /// - A failed or deferred conversation, and anything unexpected → `systemCancel`.
   static func error(for failure: any Error) -> LAError {
     if let failure = failure as? LAError { return failure }
@@ -38,7 +38,7 @@ enum ErrorMapping {
     case is StateError: code = .biometryNotAvailable
     case is LAContextConfiguration.SetupError: code = .biometryNotAvailable
     case TerminalPrompter.Failure.noTerminal: code = .notInteractive
-    case TerminalPrompter.Failure.endOfInput: code = .userCancel
+    case TerminalPrompter.Failure.endOfInput, TerminalPrompter.Failure.interrupted: code = .userCancel
     default: code = .systemCancel
     }
     return LAError(code, userInfo: [NSDebugDescriptionErrorKey: "\(failure)", NSUnderlyingErrorKey: failure as NSError])

@@ -8,6 +8,8 @@ import Glibc
 ///
 /// Every call opens the terminal afresh (O_NOCTTY, O_CLOEXEC), so a process without a controlling
 /// terminal fails with `Failure.noTerminal`, which a context reports as `LAError.notInteractive`.
+/// While the passcode is read, echo, line buffering and terminal signals are off (restored on every exit
+/// path); Backspace and Ctrl-U edit, Ctrl-C acts as the Cancel button, Ctrl-D on an empty line ends the input.
 public final class TerminalPrompter: AuthPrompter, @unchecked Sendable {
   /// Why the terminal could not be used.
   public enum Failure: Error, Equatable, Sendable {
@@ -15,6 +17,8 @@ public final class TerminalPrompter: AuthPrompter, @unchecked Sendable {
     case noTerminal
     /// The input ended (Ctrl-D) before a line was complete; reported as `userCancel`.
     case endOfInput
+    /// Ctrl-C was typed at the passcode prompt (the Cancel button); reported as `userCancel`.
+    case interrupted
     /// A read or write failed with this errno.
     case io(Int32)
   }
@@ -34,15 +38,22 @@ public final class TerminalPrompter: AuthPrompter, @unchecked Sendable {
       var saved = termios()
       let isTerminal = tcgetattr(fd, &saved) == 0
       if isTerminal {
+        // Byte-at-a-time input without echo or terminal signals: Ctrl-C arrives as a byte (the Cancel button)
+        // instead of killing the process with echo off; the line editing below replaces the terminal's.
         var quiet = saved
-        quiet.c_lflag &= ~tcflag_t(ECHO)
-        quiet.c_lflag |= tcflag_t(ECHONL)
+        quiet.c_lflag &= ~tcflag_t(ECHO | ICANON | ISIG)
+        withUnsafeMutableBytes(of: &quiet.c_cc) { cc in
+          cc[Int(VMIN)] = 1
+          cc[Int(VTIME)] = 0
+        }
         _ = tcsetattr(fd, TCSAFLUSH, &quiet)
       }
       defer { if isTerminal { _ = tcsetattr(fd, TCSAFLUSH, &saved) } }
       // Echo is off before the prompt appears, so nothing typed after it is ever echoed.
       try write(fd, prompt)
-      return try readLine(fd)
+      let secret = try readLine(fd)
+      try? write(fd, "\n")
+      return secret
     }
   }
 
@@ -69,11 +80,13 @@ public final class TerminalPrompter: AuthPrompter, @unchecked Sendable {
     }
   }
 
-  /// Reads bytes up to a newline; at most `SecretBytes.maximumLength + 1` are kept (longer input never matches).
+  /// Reads bytes up to a newline with minimal line editing (Backspace, Ctrl-U); Ctrl-C cancels, Ctrl-D on an
+  /// empty line ends the input. At most `SecretBytes.maximumLength + 1` bytes are kept (longer never matches).
   private func readLine(_ fd: Int32) throws -> SecretBytes {
     var line: [UInt8] = []
     line.reserveCapacity(SecretBytes.maximumLength + 1)
     var byte: UInt8 = 0
+    defer { byte = 0 }
     while true {
       let count = read(fd, &byte, 1)
       if count < 0 {
@@ -86,11 +99,27 @@ public final class TerminalPrompter: AuthPrompter, @unchecked Sendable {
         wipe(&line)
         throw Failure.endOfInput
       }
-      if byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") { break }
-      if line.count <= SecretBytes.maximumLength { line.append(byte) }
+      switch byte {
+      case UInt8(ascii: "\n"), UInt8(ascii: "\r"):
+        return SecretBytes(line)
+      case 0x03:
+        wipe(&line)
+        throw Failure.interrupted
+      case 0x04:
+        if line.isEmpty { throw Failure.endOfInput }
+      case 0x7F, 0x08:
+        // Remove the last character, with its UTF-8 continuation bytes.
+        while let last = line.last, last & 0xC0 == 0x80 { line[line.count - 1] = 0; line.removeLast() }
+        if !line.isEmpty { line[line.count - 1] = 0; line.removeLast() }
+      case 0x15:
+        wipe(&line)
+        line.removeAll(keepingCapacity: true)
+      case 0..<0x20:
+        continue
+      default:
+        if line.count <= SecretBytes.maximumLength { line.append(byte) }
+      }
     }
-    byte = 0
-    return SecretBytes(line)
   }
 
   private func wipe(_ bytes: inout [UInt8]) {

@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import LocalAuthCore
 import LocalAuthentication
@@ -33,8 +34,17 @@ final class PseudoTerminal: @unchecked Sendable {
     keeper = open(path, O_RDWR | O_NOCTTY)
   }
 
+  private var closed = false
+
   deinit {
     close(keeper)
+    hangUp()
+  }
+
+  /// Closes the master side: the terminal side's reads end with an error.
+  func hangUp() {
+    guard !closed else { return }
+    closed = true
     close(master)
   }
 
@@ -60,32 +70,90 @@ final class PseudoTerminal: @unchecked Sendable {
   }
 }
 
+/// Runs a blocking prompter call on a dispatch thread (never on the small cooperative pool) and hands back
+/// its result with a bounded wait, so a lost keystroke fails the test instead of hanging it.
+final class BackgroundCall<T>: @unchecked Sendable {
+  private let done = DispatchSemaphore(value: 0)
+  private var result: Result<T, any Error>?
+
+  init(_ body: @escaping @Sendable () throws -> T) {
+    DispatchQueue.global().async {
+      self.result = Result { try body() }
+      self.done.signal()
+    }
+  }
+
+  func value(within seconds: Double = 5) throws -> T {
+    guard done.wait(timeout: .now() + seconds) == .success, let result else { throw TerminalPrompter.Failure.io(ETIMEDOUT) }
+    return try result.get()
+  }
+}
+
+/// Collects an evaluation's reply with a bounded wait.
+final class ReplyBox: @unchecked Sendable {
+  private let done = DispatchSemaphore(value: 0)
+  private var reply: (Bool, (any Error)?)?
+
+  func set(_ success: Bool, _ error: (any Error)?) {
+    reply = (success, error)
+    done.signal()
+  }
+
+  func wait(_ seconds: Double = 5) -> (Bool, (any Error)?)? {
+    done.wait(timeout: .now() + seconds) == .success ? reply : nil
+  }
+}
+
 @Suite("TerminalPrompter", .serialized)
 struct TerminalPrompterTests {
   @Test("the passcode is read with echo off, and info lines reach the terminal")
-  func echoOff() async throws {
+  func echoOff() throws {
     let terminal = try PseudoTerminal()
     let prompter = TerminalPrompter(path: terminal.path)
     try prompter.info("Place your finger on the sensor.")
     #expect(terminal.read(until: "sensor.").contains("Place your finger on the sensor."))
-    async let secret: String = Task.detached {
-      let bytes = try prompter.secret("Enter Passcode: ")
-      return String(decoding: bytes.bytes, as: UTF8.self)
-    }.value
-    #expect(terminal.read(until: "Enter Passcode: ").contains("Enter Passcode: "))
-    terminal.type("4711\n")
-    #expect(try await secret == "4711")
+    let secret = BackgroundCall { String(decoding: try prompter.secret("Enter Passcode: ").bytes, as: UTF8.self) }
+    // The prompt appears only once echo is off, so typing after it is safe.
+    try #require(terminal.read(until: "Enter Passcode: ").contains("Enter Passcode: "))
+    terminal.type("4721\u{7F}\u{7F}11\n")
+    #expect(try secret.value() == "4711")
     let echoed = terminal.read(until: "\n")
-    #expect(!echoed.contains("4711"))
+    #expect(!echoed.contains("47"))
+    #expect(echoed.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty)
   }
 
   @Test("end of input is reported as endOfInput (userCancel for a context)")
-  func endOfInput() async throws {
+  func endOfInput() throws {
     let terminal = try PseudoTerminal()
     let prompter = TerminalPrompter(path: terminal.path)
-    let task = Task.detached { try prompter.secret("Enter Passcode: ") }
-    _ = terminal.read(until: "Enter Passcode: ")
+    let call = BackgroundCall { try prompter.secret("Enter Passcode: ") }
+    try #require(terminal.read(until: "Enter Passcode: ").contains("Enter Passcode: "))
     terminal.type("\u{04}")
-    await #expect(throws: TerminalPrompter.Failure.endOfInput) { _ = try await task.value }
+    #expect(throws: TerminalPrompter.Failure.endOfInput) { _ = try call.value() }
+  }
+
+  @Test("Ctrl-C at the passcode prompt is the Cancel button: a context reports userCancel, echo is restored")
+  func controlC() throws {
+    let terminal = try PseudoTerminal()
+    let base = TestEnvironment(modality: nil)
+    try base.setPasscode()
+    var dependencies = base.dependencies
+    dependencies.prompter = TerminalPrompter(path: terminal.path)
+    let context = LAContext(
+      configuration: LAContextConfiguration(dependencies: dependencies, settings: base.settings, user: base.user))
+    let reply = ReplyBox()
+    context.evaluatePolicy(.deviceOwnerAuthentication, localizedReason: "unlock") { reply.set($0, $1) }
+    let shown = terminal.read(until: "Enter Passcode: ")
+    // Without the prompt, typing could be flushed; hang up instead so the read ends and the test fails.
+    if shown.contains("Enter Passcode: ") { terminal.type("12\u{03}") } else { terminal.hangUp() }
+    #expect(shown.contains("Enter Passcode: "))
+    let (success, error) = try #require(reply.wait())
+    #expect(!success)
+    #expect(laCode(error) == .userCancel)
+    var settings = termios()
+    #expect(tcgetattr(terminal.keeper, &settings) == 0)
+    #expect(settings.c_lflag & tcflag_t(ECHO) != 0)
+    #expect(settings.c_lflag & tcflag_t(ISIG) != 0)
+    #expect(settings.c_lflag & tcflag_t(ICANON) != 0)
   }
 }
