@@ -1,0 +1,169 @@
+import Dispatch
+import Foundation
+import LocalAuthCore
+
+/// Per-feature owner authentication (the BiometricAuthenticationFacade of seeds 000/002) as a Swift API.
+///
+/// A user protects named features ("transfer", "settings"): enabling needs no authentication, disabling needs
+/// a successful owner authentication, and authenticating for a feature that is not enabled succeeds without
+/// a prompt. Everything fails with `authenticationUnavailabilityError` while authentication is unavailable.
+/// The flags persist per user in the core's state (`UserRecord.features`), where the PAM module's
+/// `feature=` option reads them. Completion blocks run on a background queue, like `evaluatePolicy`'s reply.
+public final class BiometricAuthenticationFacade: @unchecked Sendable {
+  /// Why a facade call was refused before any authentication.
+  public enum FacadeError: Error, Equatable, Sendable {
+    /// The feature name is not 1–64 of A–Z a–z 0–9 . _ - (or starts with '.').
+    case invalidFeatureName(String)
+  }
+
+  /// The policy evaluated (the seeds use biometrics only; `.deviceOwnerAuthentication` adds the passcode).
+  public let policy: LAPolicy
+  private let setup: Result<LAContextConfiguration, any Error>
+  private let queue = DispatchQueue(label: "BiometricAuthenticationFacade")
+
+  /// A facade for the calling user on this system (or the task's `LAContext.defaultConfiguration`).
+  public init(policy: LAPolicy = .deviceOwnerAuthenticationWithBiometrics) {
+    self.policy = policy
+    if let configured = LAContext.defaultConfiguration {
+      setup = .success(configured)
+    } else {
+      setup = Result { try LAContextConfiguration.system() }
+    }
+  }
+
+  /// Linux-only: a facade over an explicit environment.
+  public init(configuration: LAContextConfiguration, policy: LAPolicy = .deviceOwnerAuthenticationWithBiometrics) {
+    self.policy = policy
+    self.setup = .success(configuration)
+  }
+
+  // MARK: Availability
+
+  /// True when the policy can be evaluated now (seed: `isAuthenticationAvailable`).
+  public var isAuthenticationAvailable: Bool { authenticationUnavailabilityError == nil }
+
+  /// Why authentication is unavailable (an `LAErrorDomain` NSError), or nil when it is available; the
+  /// failure blocks and async forms report it as the equivalent `LAError`.
+  public var authenticationUnavailabilityError: NSError? {
+    var error: NSError?
+    return LAContext(setup: setup).canEvaluatePolicy(policy, error: &error) ? nil : error
+  }
+
+  /// True when authentication is available and the user enabled it for `feature`.
+  public func isAuthenticationEnabled(forFeature feature: String) -> Bool {
+    isAuthenticationAvailable && ((try? loadEnabled(feature)) ?? false)
+  }
+
+  // MARK: Completion-block forms
+
+  /// Enables protection of `feature` without authenticating; fails only when unavailable or not persisted.
+  public func enableAuthentication(
+    forFeature feature: String, success: @escaping @Sendable () -> Void, failure: @escaping @Sendable (any Error) -> Void
+  ) {
+    queue.async {
+      do {
+        try self.enable(feature)
+        success()
+      } catch {
+        failure(error)
+      }
+    }
+  }
+
+  /// Disables protection of `feature` after a successful owner authentication (none needed if not enabled).
+  public func disableAuthentication(
+    forFeature feature: String, reason: String, success: @escaping @Sendable () -> Void,
+    failure: @escaping @Sendable (any Error) -> Void
+  ) {
+    queue.async {
+      do {
+        guard try self.checkEnabled(feature) else { return success() }
+        self.passByBiometrics(reason: reason) { error in
+          if let error { return failure(error) }
+          do {
+            try self.save(feature, enabled: false)
+            success()
+          } catch {
+            failure(ErrorMapping.error(for: error))
+          }
+        }
+      } catch {
+        failure(error)
+      }
+    }
+  }
+
+  /// Authenticates the owner for `feature`; succeeds at once, without a prompt, when it is not enabled.
+  public func authenticate(
+    forFeature feature: String, reason: String, success: @escaping @Sendable () -> Void,
+    failure: @escaping @Sendable (any Error) -> Void
+  ) {
+    queue.async {
+      do {
+        guard try self.checkEnabled(feature) else { return success() }
+        self.passByBiometrics(reason: reason) { error in
+          if let error { failure(error) } else { success() }
+        }
+      } catch {
+        failure(error)
+      }
+    }
+  }
+
+  // MARK: Async forms
+
+  /// Enables protection of `feature` (async form).
+  public func enableAuthentication(forFeature feature: String) async throws {
+    try await bridge { self.enableAuthentication(forFeature: feature, success: $0, failure: $1) }
+  }
+
+  /// Disables protection of `feature` after owner authentication (async form).
+  public func disableAuthentication(forFeature feature: String, reason: String) async throws {
+    try await bridge { self.disableAuthentication(forFeature: feature, reason: reason, success: $0, failure: $1) }
+  }
+
+  /// Authenticates the owner for `feature` (async form).
+  public func authenticate(forFeature feature: String, reason: String) async throws {
+    try await bridge { self.authenticate(forFeature: feature, reason: reason, success: $0, failure: $1) }
+  }
+
+  // MARK: Internals
+
+  private func bridge(
+    _ start: (@escaping @Sendable () -> Void, @escaping @Sendable (any Error) -> Void) -> Void
+  ) async throws {
+    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+      start({ continuation.resume() }, { continuation.resume(throwing: $0) })
+    }
+  }
+
+  /// Fails with the unavailability error, or an invalid name; else tells whether `feature` is enabled.
+  private func checkEnabled(_ feature: String) throws -> Bool {
+    guard isValidItemName(feature) else { throw FacadeError.invalidFeatureName(feature) }
+    if let error = authenticationUnavailabilityError { throw LAError(bridging: error) ?? error }
+    do { return try loadEnabled(feature) } catch { throw ErrorMapping.error(for: error) }
+  }
+
+  private func enable(_ feature: String) throws {
+    guard try !checkEnabled(feature) else { return }
+    do { try save(feature, enabled: true) } catch { throw ErrorMapping.error(for: error) }
+  }
+
+  private func passByBiometrics(reason: String, completion: @escaping @Sendable ((any Error)?) -> Void) {
+    LAContext(setup: setup).evaluatePolicy(policy, localizedReason: reason) { success, error in
+      completion(success ? nil : (error ?? LAError(.authenticationFailed)))
+    }
+  }
+
+  private func loadEnabled(_ feature: String) throws -> Bool {
+    let configuration = try setup.get()
+    return try configuration.dependencies.store.load(try UserName(configuration.user))?.features.contains(feature) ?? false
+  }
+
+  private func save(_ feature: String, enabled: Bool) throws {
+    let configuration = try setup.get()
+    let administration = Administration(
+      store: configuration.dependencies.store, clock: configuration.dependencies.clock, settings: configuration.settings)
+    try administration.setFeature(feature, enabled: enabled, for: try UserName(configuration.user))
+  }
+}

@@ -1,0 +1,46 @@
+import Foundation
+import LocalAuthCore
+
+/// The one place where core outcomes and failures become `LAError` values.
+enum ErrorMapping {
+  /// The LAError code with the same raw value as a core code (the mapping is 1:1).
+  static func code(_ core: AuthErrorCode) -> LAError.Code {
+    switch core {
+    case .authenticationFailed: .authenticationFailed
+    case .userCancel: .userCancel
+    case .userFallback: .userFallback
+    case .systemCancel: .systemCancel
+    case .passcodeNotSet: .passcodeNotSet
+    case .biometryNotAvailable: .biometryNotAvailable
+    case .biometryNotEnrolled: .biometryNotEnrolled
+    case .biometryLockout: .biometryLockout
+    case .appCancel: .appCancel
+    case .invalidContext: .invalidContext
+    case .notInteractive: .notInteractive
+    }
+  }
+
+  /// An LAError for a core failure, with its detail in the debug description.
+  static func error(_ core: AuthErrorCode, _ detail: FailureDetail) -> LAError {
+    guard detail != .none else { return LAError(code(core)) }
+    return LAError(code(core), userInfo: [NSDebugDescriptionErrorKey: "\(detail)"])
+  }
+
+  /// The LAError for anything the evaluation threw: fails closed, never a success (documented choices).
+  ///
+  /// - State errors (including `permissionDenied` for callers that may not read the state) → `biometryNotAvailable`.
+  /// - No terminal → `notInteractive`; Ctrl-C or end of input at the passcode prompt → `userCancel`.
+  /// - A failed or deferred conversation, and anything unexpected → `systemCancel`.
+  static func error(for failure: any Error) -> LAError {
+    if let failure = failure as? LAError { return failure }
+    let code: LAError.Code
+    switch failure {
+    case is StateError: code = .biometryNotAvailable
+    case is LAContextConfiguration.SetupError: code = .biometryNotAvailable
+    case TerminalPrompter.Failure.noTerminal: code = .notInteractive
+    case TerminalPrompter.Failure.endOfInput, TerminalPrompter.Failure.interrupted: code = .userCancel
+    default: code = .systemCancel
+    }
+    return LAError(code, userInfo: [NSDebugDescriptionErrorKey: "\(failure)", NSUnderlyingErrorKey: failure as NSError])
+  }
+}

@@ -1,0 +1,21 @@
+import LocalAuthCore
+
+/// Linux-only additions: Apple has no way to point a context at another environment.
+extension LAContext {
+  /// The configuration a plain `LAContext()` uses in the current task; nil means the system
+  /// (`LAContextConfiguration.system()`). Lets unchanged Apple-style code run against a test environment:
+  /// `LAContext.$defaultConfiguration.withValue(testConfiguration) { … LAContext() … }`.
+  @TaskLocal public static var defaultConfiguration: LAContextConfiguration?
+
+  /// Creates a context that evaluates in `configuration` (user, state, sensor, prompts, rules).
+  public convenience init(configuration: LAContextConfiguration) {
+    self.init(setup: .success(configuration))
+  }
+
+  /// Ends the user's reuse window now (call it at logout: seed 003's "Face ID login loop").
+  public func endReuseWindow() throws {
+    let configuration = try setup.get()
+    let evaluator = PolicyEvaluator(dependencies: configuration.dependencies, settings: configuration.settings)
+    try evaluator.endReuseWindow(for: try UserName(configuration.user))
+  }
+}

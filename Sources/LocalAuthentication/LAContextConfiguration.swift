@@ -1,0 +1,77 @@
+import Foundation
+import LocalAuthCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Linux-only: where a context evaluates — whose authentication, against which state, sensor and UI.
+///
+/// Apple has no equivalent (an iOS context always means "the device owner"). Tests build one from the
+/// core's test doubles; `LAContextConfiguration.system()` is what a plain `LAContext()` uses.
+/// It is `@unchecked Sendable` because every `Dependencies` member in this package is either stateless
+/// or guards its state with a lock.
+public struct LAContextConfiguration: @unchecked Sendable {
+  /// The clock, state store, sensor, prompter and log.
+  public var dependencies: Dependencies
+  /// The evaluation rules (Apple's values by default).
+  public var settings: EvaluationSettings
+  /// The user whose owner authentication is evaluated.
+  public var user: String
+  /// True for a remote session, where biometry is never offered.
+  public var remote: Bool
+
+  /// Describes an environment.
+  public init(dependencies: Dependencies, settings: EvaluationSettings = EvaluationSettings(), user: String, remote: Bool = false) {
+    self.dependencies = dependencies
+    self.settings = settings
+    self.user = user
+    self.remote = remote
+  }
+
+  /// Why the system configuration could not be built.
+  public enum SetupError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The calling user (effective uid) has no passwd entry.
+    case unknownCaller(uid: UInt32)
+    /// The configuration file could not be read or parsed.
+    case configuration(String)
+
+    public var description: String {
+      switch self {
+      case .unknownCaller(let uid): "The calling user (uid \(uid)) has no passwd entry."
+      case .configuration(let why): "The LocalAuthentication configuration is not usable: \(why)."
+      }
+    }
+  }
+
+  /// The system environment: the calling user (getpwuid(geteuid())), the settings of
+  /// /etc/security/localauth.conf when present, the state in its `state_dir` (default /var/lib/localauth),
+  /// the simulated spool sensor, and prompts on the controlling terminal (/dev/tty).
+  public static func system(prompter: AuthPrompter = TerminalPrompter()) throws -> LAContextConfiguration {
+    let uid = geteuid()
+    guard let entry = getpwuid(uid), let namePointer = entry.pointee.pw_name else {
+      throw SetupError.unknownCaller(uid: uid)
+    }
+    let user = String(cString: namePointer)
+    let options: Options
+    do {
+      options = try OptionParser.parse(arguments: []) { path in
+        try FileSyscalls.readTrustedFile(path, limit: OptionParser.maximumFileSize).map { String(decoding: $0, as: UTF8.self) }
+      }.options
+    } catch {
+      throw SetupError.configuration("\(error)")
+    }
+    let clock = SystemClock()
+    let log = NullLog()
+    let sensor: BiometricSensor =
+      options.sensor.map {
+        SpoolSensor(modality: $0, stateRoot: options.stateDirectory, clock: clock, log: log, expiry: options.eventExpiry)
+      } ?? AbsentSensor()
+    let environment = ProcessInfo.processInfo.environment
+    let remote = environment["SSH_CONNECTION"] != nil || environment["SSH_CLIENT"] != nil
+    return LAContextConfiguration(
+      dependencies: Dependencies(
+        clock: clock, store: FileStateStore(root: options.stateDirectory), sensor: sensor, prompter: prompter, log: log),
+      settings: options.evaluation, user: user, remote: remote)
+  }
+}
