@@ -14,7 +14,7 @@ MODULE_FLAGS := -Xswiftc -static-stdlib -Xlinker --version-script=$(CURDIR)/expo
                 -Xlinker -z -Xlinker nodelete -Xlinker --gc-sections
 DEBIAN_PACKAGES := libpam0g-dev libcrypt-dev pamtester libpam-wrapper pkg-config binutils
 
-.PHONY: all deps module tools check-load test test-extra fuzz-short demo bench install uninstall check-install clean
+.PHONY: all deps module tools check-load test reliability-heavy test-extra fuzz-short demo bench install uninstall check-install clean
 
 all: module tools
 
@@ -49,9 +49,21 @@ check-load: module
 # Everything `make test` runs: unit, integration (real PAM), reliability (crash, concurrency, fuzz).
 TEST_ENV := LOCALAUTH_MODULE=$(CURDIR)/$(MODULE) LOCALAUTH_CTL=$(CURDIR)/$(CTL) LOCALAUTH_HARNESS=$(CURDIR)/$(HARNESS)
 
+# The figures the tests print as "RELIABILITY:" lines go into the README's RELIABILITY section.
+test: SHELL := /bin/bash -o pipefail
 test: deps module tools check-load
-	$(TEST_ENV) $(SWIFT) test
-	$(MAKE) --no-print-directory test-extra
+	@mkdir -p $(BUILD)
+	$(TEST_ENV) $(SWIFT) test 2>&1 | tee $(BUILD)/swift-test.log
+	$(MAKE) --no-print-directory test-extra 2>&1 | tee $(BUILD)/test-extra.log
+	@grep -h '^RELIABILITY:' $(BUILD)/swift-test.log $(BUILD)/test-extra.log | sort \
+	  | scripts/readme-section.sh RELIABILITY "make test"
+	@echo "make test: all passed; figures written to README.md (RELIABILITY)."
+
+# The heavier reliability runs (AddressSanitizer, valgrind), with their figures in the README too.
+reliability-heavy: SHELL := /bin/bash -o pipefail
+reliability-heavy: deps
+	$(MAKE) --no-print-directory asan valgrind 2>&1 | tee $(BUILD)/reliability-heavy.log
+	@grep -h '^RELIABILITY:' $(BUILD)/reliability-heavy.log | scripts/readme-section.sh RELIABILITY-HEAVY "make reliability-heavy"
 
 # Checks that are not Swift tests (owned by their issues' sections below); each must fail loudly.
 test-extra: fuzz-short check-install
