@@ -177,8 +177,9 @@ pam-cycles-run:
 	done
 
 # ---- Demo (issue 3) ------------------------------------------------------------------------------
-# LoginSuTests drives the real login(1) and su(1) on a pseudo-terminal with python3 (not in a minimal Debian).
-DEBIAN_PACKAGES += python3 login
+# LoginSuTests and SudoTests drive the real login(1), su(1) and sudo(8) on a pseudo-terminal with python3
+# (python3 and sudo are not in a minimal Debian).
+DEBIAN_PACKAGES += python3 login sudo
 
 # As root: a demo user with a finger and a passcode in build/demo/state, then pamtester under pam_wrapper
 # through the main scenarios (scripts/demo.sh); nothing under /etc changes. Fails if any step misbehaves.

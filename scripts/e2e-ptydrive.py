@@ -4,7 +4,8 @@
 Usage: e2e-ptydrive.py [--bind SRC:DST]... [--replace SRC:DST]... [--as UID:GID] [--timeout S] STEP... -- COMMAND...
 Steps: expect:REGEX  send:TEXT (a newline is added)  eof  kill
 --bind mounts SRC over DST (run it inside `unshare --mount`); --replace swaps DST's content for SRC's and
-puts the original back when the driver ends, also on SIGINT, SIGTERM or SIGHUP.
+puts the original back when the driver ends, also on SIGINT, SIGTERM or SIGHUP; a DST that did not exist is
+created with SRC's mode and removed at the end.
 Prints the transcript, then "STEPS-OK" or "STEP-FAILED <step>", then "EXIT <status>".
 """
 import os, pty, re, select, shutil, signal, subprocess, sys, time
@@ -34,7 +35,10 @@ restored = []
 def restore():
     while replaces and restored:
         dst, backup = restored.pop()
-        os.replace(backup, dst)
+        if backup:
+            os.replace(backup, dst)
+        elif os.path.lexists(dst):
+            os.remove(dst)
 
 
 def on_signal(number, frame):
@@ -52,12 +56,17 @@ try:
     for src, dst in binds:
         subprocess.run(["mount", "--bind", src, dst], check=True)
     for src, dst in replaces:
-        backup = dst + ".localauth-test-backup"
-        shutil.copy2(dst, backup)
-        restored.append((dst, backup))
+        mode = 0o644
+        if os.path.lexists(dst):
+            backup = dst + ".localauth-test-backup"
+            shutil.copy2(dst, backup)
+            restored.append((dst, backup))
+        else:
+            mode = os.stat(src).st_mode & 0o777
+            restored.append((dst, None))
         temporary = dst + ".localauth-test-new"
         shutil.copyfile(src, temporary)
-        os.chmod(temporary, 0o644)
+        os.chmod(temporary, mode)
         os.replace(temporary, dst)
 
     pid, fd = pty.fork()
