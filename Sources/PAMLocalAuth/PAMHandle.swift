@@ -114,6 +114,12 @@ final class ConversationPrompter: AuthPrompter {
     _ = try handle.converse(style: PAM_TEXT_INFO, text)
   }
 
+  /// The finger request is the biometric step's prompt: sudo always passes PAM_SILENT, and without this line
+  /// its users would wait on the sensor with nothing on the screen.
+  func request(_ text: String) throws {
+    _ = try handle.converse(style: PAM_TEXT_INFO, text)
+  }
+
   func error(_ text: String) throws {
     _ = try handle.converse(style: PAM_ERROR_MSG, text)
   }

@@ -157,8 +157,9 @@ enum ReturnCodeScenarios {
         try s.seed { $0.features.insert("vpn") }
       }, messages: [finger], log: "Biometric match succeeded for user"),
     Scenario(
-      name: "PAM_SILENT hides the finger line", code: "PAM_SUCCESS", setup: Setups.readyAndTouched,
-      harnessOptions: ["--silent"], pamtesterOperation: "authenticate(PAM_SILENT)", messages: [],
+      name: "PAM_SILENT keeps the finger request (the biometric step's prompt)", code: "PAM_SUCCESS",
+      setup: Setups.readyAndTouched,
+      harnessOptions: ["--silent"], pamtesterOperation: "authenticate(PAM_SILENT)", messages: [finger],
       log: "Biometric match succeeded for user"),
     Scenario(
       name: "PAM_SILENT hides the restart line, not the prompt", code: "PAM_SUCCESS",

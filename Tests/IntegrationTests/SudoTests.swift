@@ -29,8 +29,8 @@ enum SudoEnvironment {
 /// Every run is `sudo -k COMMAND`: sudo ignores its cached credentials (so PAM is always asked) and does not
 /// record new ones; the drop-in also sets timestamp_timeout=0 for the test user.
 ///
-/// sudo calls pam_authenticate with PAM_SILENT, so the module's informational lines (the finger request, the
-/// restart line) do not appear; prompts and error lines do, and are asserted line by line.
+/// sudo calls pam_authenticate with PAM_SILENT, so the module's informational lines (the restart line) do not
+/// appear; the finger request (the biometric step's prompt), prompts and error lines do, asserted line by line.
 @Suite(
   .serialized,
   .enabled(
@@ -47,9 +47,8 @@ struct SudoTests {
     #expect(run.stepsCompleted, "\(run.transcript)")
     #expect(run.exitStatus == 0, "\(run.transcript)")
     #expect(!run.transcript.contains("Enter Passcode"), "\(run.transcript)")
-    // sudo calls pam_authenticate with PAM_SILENT, and the module shows its informational lines (the finger
-    // request, "required after a restart") only without it: under sudo the finger request is not shown.
-    #expect(!run.transcript.contains("Place your finger"), "\(run.transcript)")
+    // sudo calls pam_authenticate with PAM_SILENT; the finger request is the biometric step's prompt and shows.
+    #expect(run.transcript.contains("Place your finger on the sensor to "), "\(run.transcript)")
     #expect(!run.transcript.contains("password for"), "\(run.transcript)")
     #expect(!run.transcript.contains(SudoTests.userMarker(fixture.uid)), "\(run.transcript)")
   }

@@ -28,7 +28,7 @@ struct BiometricPrompt {
   func run() throws -> BiometricPromptResult {
     let user = request.user
     let prompter = dependencies.prompter
-    try prompter.info("\(modality.presentInstruction) to \(request.reason).")
+    try prompter.request("\(modality.presentInstruction) to \(request.reason).")
     var failures = 0
     var deadline = dependencies.clock.now().adding(settings.sensorTimeout)
     while true {

@@ -10,10 +10,18 @@ public enum PromptError: Error, Equatable, Sendable {
 public protocol AuthPrompter: AnyObject {
   /// Shows an informational line (suppressed when the caller asked for silence).
   func info(_ text: String) throws
+  /// Asks the user to act without typing ("Place your finger on the sensor"); shown even when the caller asked
+  /// for silence, because it is the biometric step's prompt, as the passcode prompt is the passcode step's.
+  func request(_ text: String) throws
   /// Shows an error line, such as "Try again" or a delay with the time left.
   func error(_ text: String) throws
   /// Asks for a secret with echo off.
   func secret(_ prompt: String) throws -> SecretBytes
+}
+
+extension AuthPrompter {
+  /// By default a request is shown like an informational line.
+  public func request(_ text: String) throws { try info(text) }
 }
 
 /// A prompter that replays scripted answers and records what was shown, for tests.
