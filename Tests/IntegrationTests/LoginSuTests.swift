@@ -154,6 +154,8 @@ extension LoginSuTests {
   /// The comment that marks both users as this test's own.
   static let userComment = "pam_localauth e2e test"
   static let passcode = "2468"
+  /// Runs the program without the developer's SSH_* variables, which would make the module see a remote session.
+  static let localSession = ["/usr/bin/env", "-u", "SSH_CONNECTION", "-u", "SSH_CLIENT", "-u", "SSH_TTY"]
   static let unixPassword = "unix-e2e-pw-8642"
   /// Printed by the user's shell; the command that prints it does not contain it, so the terminal's echo of
   /// the typed command cannot fake it.
@@ -278,12 +280,12 @@ extension LoginSuTests {
       }
       switch program {
       case .login:
-        arguments += steps + ["--", "/usr/bin/login", LoginSuTests.userName]
+        arguments += steps + ["--"] + LoginSuTests.localSession + ["/usr/bin/login", LoginSuTests.userName]
       case .su:
         guard let caller = getpwnam(LoginSuTests.callerName) else { throw SetupError.command("getpwnam", 0, "") }
         let command = "printf 'LOCALAUTH-%s-%s\\n' OK \"$(id -un)\""
         arguments += ["--as", "\(caller.pointee.pw_uid):\(caller.pointee.pw_gid)"] + steps
-        arguments += ["--", "/usr/bin/su", LoginSuTests.userName, "-c", command]
+        arguments += ["--"] + LoginSuTests.localSession + ["/usr/bin/su", LoginSuTests.userName, "-c", command]
       }
       return DriveResult(try Command.run(executable, arguments).output)
     }
