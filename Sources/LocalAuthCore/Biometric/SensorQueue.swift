@@ -112,6 +112,7 @@ public struct SensorQueue {
 
 /// The sensor the module uses by default: it waits on the state folder's queue, polling every 50 ms.
 public final class SpoolSensor: BiometricSensor {
+  /// The modality it reports, or nil for no sensor.
   public let modality: Modality?
   private let queue: SensorQueue
   private let clock: AuthClock
