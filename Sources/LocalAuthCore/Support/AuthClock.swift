@@ -29,6 +29,7 @@ public final class SystemClock: AuthClock {
 
   public func sleep(_ seconds: Double) {
     guard seconds > 0, seconds.isFinite else { return }
+    let seconds = min(seconds, 1e9)  // Int(_:) traps beyond Int; no caller waits anywhere near 31 years
     var request = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - Double(Int(seconds))) * 1e9))
     var remaining = timespec()
     while nanosleep(&request, &remaining) == -1 && errno == EINTR { request = remaining }
