@@ -75,21 +75,8 @@ public final class BiometricAuthenticationFacade: @unchecked Sendable {
     forFeature feature: String, reason: String, success: @escaping @Sendable () -> Void,
     failure: @escaping @Sendable (any Error) -> Void
   ) {
-    queue.async {
-      do {
-        guard try self.checkEnabled(feature) else { return success() }
-        self.passByBiometrics(reason: reason) { error in
-          if let error { return failure(error) }
-          do {
-            try self.save(feature, enabled: false)
-            success()
-          } catch {
-            failure(ErrorMapping.error(for: error))
-          }
-        }
-      } catch {
-        failure(error)
-      }
+    whenEnabled(feature, authenticate: reason, success: success, failure: failure) {
+      try self.save(feature, enabled: false)
     }
   }
 
@@ -98,16 +85,7 @@ public final class BiometricAuthenticationFacade: @unchecked Sendable {
     forFeature feature: String, reason: String, success: @escaping @Sendable () -> Void,
     failure: @escaping @Sendable (any Error) -> Void
   ) {
-    queue.async {
-      do {
-        guard try self.checkEnabled(feature) else { return success() }
-        self.passByBiometrics(reason: reason) { error in
-          if let error { failure(error) } else { success() }
-        }
-      } catch {
-        failure(error)
-      }
-    }
+    whenEnabled(feature, authenticate: reason, success: success, failure: failure) {}
   }
 
   // MARK: Async forms
@@ -147,6 +125,30 @@ public final class BiometricAuthenticationFacade: @unchecked Sendable {
   private func enable(_ feature: String) throws {
     guard try !checkEnabled(feature) else { return }
     do { try save(feature, enabled: true) } catch { throw ErrorMapping.error(for: error) }
+  }
+
+  /// On the queue: succeeds at once when `feature` is not enabled; else authenticates the owner, runs `then`
+  /// (its error mapped to an LAError) and succeeds.
+  private func whenEnabled(
+    _ feature: String, authenticate reason: String, success: @escaping @Sendable () -> Void,
+    failure: @escaping @Sendable (any Error) -> Void, then: @escaping @Sendable () throws -> Void
+  ) {
+    queue.async {
+      do {
+        guard try self.checkEnabled(feature) else { return success() }
+        self.passByBiometrics(reason: reason) { error in
+          if let error { return failure(error) }
+          do {
+            try then()
+            success()
+          } catch {
+            failure(ErrorMapping.error(for: error))
+          }
+        }
+      } catch {
+        failure(error)
+      }
+    }
   }
 
   private func passByBiometrics(reason: String, completion: @escaping @Sendable ((any Error)?) -> Void) {

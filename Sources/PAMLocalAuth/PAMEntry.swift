@@ -37,6 +37,9 @@ enum PAMEntry {
       handle.syslog(LOG_ERR, "Module arguments could not be decoded: too many, too long or NULL.")
       return PAMResult.code(for: PAMFailure.badArguments)
     }
+    // These answers depend on nothing configurable: sudo calls setcred twice per run, so they skip the
+    // configuration file and the dependencies.
+    if let fixed = fixedOutcome(operation) { return PAMResult.code(for: fixed) }
     let context: Context
     do {
       context = try makeContext(handle: handle, flags: flags, arguments: arguments)
@@ -85,14 +88,23 @@ enum PAMEntry {
       service: handle.item(PAM_SERVICE) ?? "unknown")
   }
 
+  /// The outcome of an operation that needs neither options nor state, or nil when it needs them.
+  static func fixedOutcome(_ operation: Operation) -> ModuleOutcome? {
+    switch operation {
+    case .setCredentials: .credentialsUnchanged
+    case .accountManagement: .accountNotManaged
+    case .openSession: .sessionOpened
+    case .authenticate, .closeSession, .changeAuthToken: nil
+    }
+  }
+
   static func perform(_ operation: Operation, _ context: Context) throws -> CInt {
+    if let fixed = fixedOutcome(operation) { return PAMResult.code(for: fixed) }
     switch operation {
     case .authenticate: return try Authenticate.run(context)
-    case .setCredentials: return PAMResult.code(for: ModuleOutcome.credentialsUnchanged)
-    case .accountManagement: return PAMResult.code(for: ModuleOutcome.accountNotManaged)
-    case .openSession: return PAMResult.code(for: ModuleOutcome.sessionOpened)
     case .closeSession: return try Sessions.close(context)
     case .changeAuthToken: return try ChangeAuthToken.run(context)
+    case .setCredentials, .accountManagement, .openSession: return PAM_SYSTEM_ERR  // answered by fixedOutcome
     }
   }
 }

@@ -29,8 +29,8 @@ enum RandomInputs {
       record.passcodeFailures = 3
       record.passcodeNextAllowed = WallTime(seconds: 1_800_000_060)
       record.features = ["sudo", "login"]
-      var text = StateCodec.encode(record)
-      text += Array("reuse 1800000000.0 b d1\ntemplate touchID 1.0 right-index 0.5,0.5\n".utf8)
+      var text = Array(StateCodec.encode(record).dropLast(StateCodec.endMarker.utf8.count + 1))
+      text += Array("reuse 1800000000.0 b d1\ntemplate touchID 1.0 right-index 0.5,0.5\n\(StateCodec.endMarker)\n".utf8)
       return [text, StateCodec.encode(UserRecord()), Array("localauth-state 2\n".utf8)]
     }
   }

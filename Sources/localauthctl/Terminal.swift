@@ -91,13 +91,15 @@ final class Terminal {
   func readLine() throws -> SecretBytes? {
     let cap = SecretBytes.maximumLength + 1
     var bytes: [UInt8] = []
-    bytes.reserveCapacity(64)
+    // The whole cap at once: a growing array would leave unwiped copies of the typed prefix on the heap.
+    bytes.reserveCapacity(cap)
     var byte: UInt8 = 0
     var sawAny = false
     while true {
       let n = Glibc.read(input, &byte, 1)
       if n < 0 {
         if errno == EINTR { continue }
+        for i in bytes.indices { bytes[i] = 0 }
         throw PromptError.conversationFailed
       }
       if n == 0 { break }
@@ -107,7 +109,7 @@ final class Terminal {
     }
     byte = 0
     guard sawAny else { return nil }
-    if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
+    if bytes.last == UInt8(ascii: "\r") { bytes[bytes.count - 1] = 0; bytes.removeLast() }
     return SecretBytes(bytes)
   }
 }

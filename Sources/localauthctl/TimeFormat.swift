@@ -6,6 +6,8 @@ import Glibc
 
 /// A time as ISO 8601 in UTC, to the second: "2026-11-22T09:20:03Z".
 func formatTime(_ time: WallTime) -> String {
+  // A well-formed record may hold any finite time (a delay until 1e300): time_t(_:) would trap beyond Int.
+  guard time.seconds.isFinite, abs(time.seconds) < 1e15 else { return time.description }
   var seconds = time_t(time.seconds.rounded(.down))
   var parts = tm()
   guard gmtime_r(&seconds, &parts) != nil else { return time.description }

@@ -117,7 +117,7 @@ enum ReturnCodeScenarios {
       name: "corrupt state file", code: "PAM_SYSTEM_ERR",
       setup: { s in
         try s.setPasscode()
-        try "localauth-state 1\ngarbage\n".write(toFile: s.recordPath, atomically: false, encoding: .utf8)
+        try "localauth-state 1\ngarbage\nend\n".write(toFile: s.recordPath, atomically: false, encoding: .utf8)
       }, messages: [], log: "is corrupt"),
     Scenario(
       name: "state file writable by others", code: "PAM_SYSTEM_ERR",

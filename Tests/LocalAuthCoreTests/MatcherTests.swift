@@ -89,6 +89,31 @@ struct MatcherTests {
     #expect(SimulatedMatcher().decide(bad, against: [template]) == .retry)
   }
 
+  @Test("Matcher: a crafted sample of large or zero values scores by its direction, never past the threshold by size")
+  func largeValuesDoNotMatch() {
+    // A template whose direction is 0.32 (cosine) from the all-equal vector: below Touch ID's 0.353.
+    let raw = (0..<MatcherCalibration.dimension).map { Float($0 % 2 == 0 ? 1 : -0.5) }
+    let length = raw.map { $0 * $0 }.reduce(0, +).squareRoot()
+    let template = BiometricTemplate(name: "f", modality: .touchID, features: raw.map { $0 / length }, enrolledAt: .epoch)
+    for value: Float in [1, 1e3, 1e20, 3e38, 0] {
+      let sample = BiometricSample(
+        modality: .touchID, quality: 1, features: [Float](repeating: value, count: MatcherCalibration.dimension))
+      guard case .noMatch(let best) = SimulatedMatcher().decide(sample, against: [template]) else {
+        Issue.record("a sample of \(value)s matched")
+        continue
+      }
+      #expect(best < MatcherCalibration.threshold(for: .touchID), "\(value): \(best)")
+      #expect(best.isFinite)
+    }
+    // A genuine direction still matches whatever its length.
+    let scaled = BiometricSample(modality: .touchID, quality: 1, features: template.features.map { $0 * 1000 })
+    guard case .match("f", let score) = SimulatedMatcher().decide(scaled, against: [template]) else {
+      Issue.record("the template's own direction did not match")
+      return
+    }
+    #expect(abs(score - 1) < 1e-6)
+  }
+
   @Test("Matcher: a sample is matched only against templates of its own modality")
   func modalityMustAgree() {
     let simulator = BiometricSimulator(worldSeed: 5)

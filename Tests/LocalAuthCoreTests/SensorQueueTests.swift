@@ -52,6 +52,24 @@ struct SensorQueueTests {
     #expect(log.lines.contains { $0.contains("(expired)") })
   }
 
+  @Test("Sensor: an event stamped further ahead than it may live (the clock was set back) is discarded too")
+  func futureEventExpires() throws {
+    let folder = try TempFolder()
+    defer { folder.remove() }
+    let queue = SensorQueue(stateRoot: folder.path)
+    let alice = try UserName("alice")
+    let now = WallTime(seconds: 1_800_000_000)
+    try queue.enqueue(.cancel, for: alice, at: now.adding(3600), sequence: 1)
+    try queue.enqueue(.fallback, for: alice, at: now.adding(3600), sequence: 2)
+    let log = MemoryLog()
+    #expect(try queue.take(for: alice, now: now, expiry: 30, log: log) == nil)
+    #expect(try queue.pending(for: alice).isEmpty)
+    #expect(log.lines.contains("Discarded a sensor event for alice stamped 3600 seconds ahead of the clock (expired)."))
+    // A small step back is tolerated: a touch queued a second "ahead" still counts.
+    try queue.enqueue(.fallback, for: alice, at: now.adding(1), sequence: 3)
+    #expect(try queue.take(for: alice, now: now, expiry: 30, log: log) == .fallback)
+  }
+
   @Test("Sensor: an event file not owned by root is discarded, never obeyed")
   func nonRootEventDiscarded() throws {
     let folder = try TempFolder()

@@ -45,14 +45,33 @@ struct StateCodecTests {
     }
     #expect(decode("") == .corrupt(path: "f", reason: "the file is empty"))
     #expect(decode("localauth-state 1") == .corrupt(path: "f", reason: "the file is truncated"))
+    #expect(decode("localauth-state 1\n") == .corrupt(path: "f", reason: "the file is truncated"))
+    #expect(
+      decode("localauth-state 1\nend\nbiometry.failures 1\nend\n")
+        == .corrupt(path: "f", reason: "line 2: text after the end line"))
     #expect(decode("localauth-state 2\n") == .unsupportedVersion(path: "f", found: "2"))
     #expect(decode("something 1\n") == .corrupt(path: "f", reason: "the header is missing"))
-    #expect(decode("localauth-state 1\nbogus 1\n") == .corrupt(path: "f", reason: "line 2: unknown key bogus"))
+    #expect(decode("localauth-state 1\nbogus 1\nend\n") == .corrupt(path: "f", reason: "line 2: unknown key bogus"))
     #expect(
-      decode("localauth-state 1\nbiometry.failures 1\nbiometry.failures 2\n")
+      decode("localauth-state 1\nbiometry.failures 1\nbiometry.failures 2\nend\n")
         == .corrupt(path: "f", reason: "line 3: duplicate key biometry.failures"))
-    #expect(decode("localauth-state 1\nbiometry.failures -1\n") == .corrupt(path: "f", reason: "line 2: bad count"))
-    #expect(decode("localauth-state 1\nsuccess.last nan\n") == .corrupt(path: "f", reason: "line 2: bad time"))
+    #expect(decode("localauth-state 1\nbiometry.failures -1\nend\n") == .corrupt(path: "f", reason: "line 2: bad count"))
+    #expect(decode("localauth-state 1\nsuccess.last nan\nend\n") == .corrupt(path: "f", reason: "line 2: bad time"))
+  }
+
+  @Test("State: a record cut at any line boundary is refused as truncated, not read with fewer fields")
+  func truncationAtEveryLineBoundaryIsRefused() {
+    let bytes = StateCodec.encode(fullRecord())
+    #expect(bytes.suffix(4) == Array("end\n".utf8))
+    var cuts = 0
+    for length in 1..<bytes.count where bytes[length - 1] == UInt8(ascii: "\n") {
+      #expect(throws: StateError.corrupt(path: "t", reason: "the file is truncated")) {
+        try StateCodec.decode(Array(bytes.prefix(length)), path: "t")
+      }
+      cuts += 1
+    }
+    #expect(cuts == bytes.filter { $0 == UInt8(ascii: "\n") }.count - 1)
+    #expect(cuts >= 17)
   }
 
   @Test("State: two FileStateStore instances over one folder see one truth")

@@ -104,6 +104,16 @@ struct PAMResultTests {
     }
   }
 
+  @Test("setcred, acct_mgmt and open_session answer without options or state; the others need them")
+  func fixedOutcomes() {
+    #expect(PAMEntry.fixedOutcome(.setCredentials) == .credentialsUnchanged)
+    #expect(PAMEntry.fixedOutcome(.accountManagement) == .accountNotManaged)
+    #expect(PAMEntry.fixedOutcome(.openSession) == .sessionOpened)
+    #expect(PAMEntry.fixedOutcome(.authenticate) == nil)
+    #expect(PAMEntry.fixedOutcome(.closeSession) == nil)
+    #expect(PAMEntry.fixedOutcome(.changeAuthToken) == nil)
+  }
+
   @Test("the constants are Linux-PAM's, not OpenPAM's")
   func linuxPAMConstants() {
     #expect(PAM_AUTH_ERR == 7)

@@ -15,7 +15,7 @@ struct CorruptStateTests {
     record.biometricFailures = 2
     record.lastBiometricSuccess = WallTime(seconds: 1_799_999_000)
     record.features = ["sudo", "login"]
-    record.reuse = try StateCodec.decode(Array("localauth-state 1\nreuse 1800000000.0 boot-1 d1\n".utf8), path: "x").reuse
+    record.reuse = try StateCodec.decode(Array("localauth-state 1\nreuse 1800000000.0 boot-1 d1\nend\n".utf8), path: "x").reuse
     return record
   }
 
@@ -71,22 +71,29 @@ struct CorruptStateTests {
     try Self.expectFailsClosed(Array(String(decoding: full, as: UTF8.self).replacingNewlines().utf8), "CRLF", reason: "corrupt")
     try Self.expectFailsClosed(full + [0], "trailing NUL", reason: "truncated")
     try Self.expectFailsClosed(Array(full.dropLast()) + [0xFF, 10], "invalid UTF-8", reason: "UTF-8")
-    try Self.expectFailsClosed(full + full.dropFirst(18), "duplicated lines", reason: "duplicate key")
+    try Self.expectFailsClosed(full.dropLast(4) + full.dropFirst(18), "duplicated lines", reason: "duplicate key")
+    try Self.expectFailsClosed(full + full.dropFirst(18), "text after the end line", reason: "after the end line")
     try Self.expectFailsClosed(
       [UInt8](repeating: UInt8(ascii: "a"), count: StateCodec.maximumSize + 1), "one byte too large", reason: "larger than")
-    // Every truncation that does not end on a line boundary; every 16th also through the store and both policies.
+    // Every truncation, inside a line or at a line boundary (the missing `end` line); every line boundary and
+    // every 16th other cut also through the store and both policies.
     var truncations = 0
-    for length in 1..<full.count where full[length - 1] != 10 {
+    var atLineBoundary = 0
+    for length in 1..<full.count {
       let path = "/var/lib/localauth/users/alice"
       #expect(throws: StateError.corrupt(path: path, reason: "the file is truncated")) {
         try StateCodec.decode(Array(full.prefix(length)), path: path)
       }
-      if truncations % 16 == 0 {
+      if full[length - 1] == 10 {
+        try Self.expectFailsClosed(Array(full.prefix(length)), "cut after a line, \(length) bytes", reason: "truncated")
+        atLineBoundary += 1
+      } else if truncations % 16 == 0 {
         try Self.expectFailsClosed(Array(full.prefix(length)), "truncated to \(length) bytes", reason: "truncated")
       }
       truncations += 1
     }
-    report("corrupt state: \(truncations) truncations and 13 kinds of corrupt, empty, oversized or future-version files: each a StateError naming the file from load, update and both policies, file unchanged")
+    #expect(atLineBoundary == full.filter { $0 == 10 }.count - 1)
+    report("corrupt state: \(truncations) truncations (\(atLineBoundary) at a line boundary) and 14 kinds of corrupt, empty, oversized or future-version files: each a StateError naming the file from load, update and both policies, file unchanged")
   }
 
   @Test func aHugeFileIsRefusedWithoutReadingIt() throws {

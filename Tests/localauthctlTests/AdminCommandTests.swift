@@ -9,7 +9,7 @@ struct AdminCommandTests {
     defer { cli.cleanUp() }
     #expect(try cli.run(["enroll", "alice", "right-index"]).status == 0)
     let path = cli.stateDir + "/users/alice"
-    try cli.write("localauth-state 1\nbiometry.failures lots\n", to: path)
+    try cli.write("localauth-state 1\nbiometry.failures lots\nend\n", to: path)
 
     let text = try cli.run(["status", "alice"])
     #expect(text.status == 1)
@@ -29,7 +29,7 @@ struct AdminCommandTests {
     try cli.write("localauth-state 9\n", to: path)
     #expect(try cli.run(["status", "alice"]).stderr == "Error: The state file \(path) has unsupported format version 9.\n")
 
-    try cli.write("localauth-state 1\n", to: path, mode: 0o666)
+    try cli.write("localauth-state 1\nend\n", to: path, mode: 0o666)
     let insecure = try cli.run(["status", "alice"])
     #expect(insecure.status == 1)
     #expect(insecure.stderr == "Error: The state file \(path) is insecure: it is writable by group or others (mode 666).\n")

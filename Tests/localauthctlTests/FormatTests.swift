@@ -165,3 +165,14 @@ import Testing
     #expect(try reparse(lines) == parsed)
   }
 }
+
+@Suite struct TimeFormatTests {
+  @Test func formatsUTCToTheSecond() {
+    #expect(formatTime(WallTime(seconds: 1_800_000_000.9)) == "2027-01-15T08:00:00Z")
+  }
+
+  @Test func anAbsurdButWellFormedTimeIsShownRawInsteadOfTrapping() {
+    #expect(formatTime(WallTime(seconds: 1e300)) == "1e+300")
+    #expect(formatTime(WallTime(seconds: 1e300), relativeTo: WallTime(seconds: 1_800_000_000)).hasPrefix("1e+300 (in "))
+  }
+}

@@ -13,13 +13,7 @@ public enum ConfigFileReader {
       return try FileSyscalls.readTrustedFile(path, limit: OptionParser.maximumFileSize)
         .map { String(decoding: $0, as: UTF8.self) }
     } catch {
-      switch error {
-      case .insecure(_, let reason): throw ConfigFileProblem(description: reason)
-      case .tooLarge(_, let limit): throw ConfigFileProblem(description: "it is larger than \(limit) bytes")
-      case .permissionDenied: throw ConfigFileProblem(description: "permission denied")
-      case .io(_, let operation, let code): throw ConfigFileProblem(description: "\(operation) failed: \(errnoDescription(code))")
-      default: throw ConfigFileProblem(description: "\(error)")
-      }
+      throw ConfigFileProblem(description: error.clause)
     }
   }
 }

@@ -31,6 +31,7 @@ extension BiometricSensor {
 public final class AbsentSensor: BiometricSensor {
   /// Creates an absent sensor.
   public init() {}
+  /// Always nil: there is no sensor.
   public var modality: Modality? { nil }
   public func nextEvent(for user: UserName, deadline: WallTime) throws -> SensorEvent { .timeout }
 }
@@ -40,6 +41,7 @@ public final class ScriptedSensor: BiometricSensor, @unchecked Sendable {
   private let lock = Mutex()
   private var queue: [SensorEvent]
   private let clock: AuthClock
+  /// The modality it reports.
   public let modality: Modality?
 
   /// Creates a sensor of `modality` that replays `events`, advancing `clock` to the deadline when empty.

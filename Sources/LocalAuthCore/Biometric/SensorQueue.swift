@@ -50,8 +50,14 @@ public struct SensorQueue {
         continue
       }
       try FileSyscalls.remove(path)
-      if now.since(entry.created) > expiry {
-        log.log(.notice, "Discarded a sensor event for \(user) queued \(wholeSeconds(now.since(entry.created))) seconds ago (expired).")
+      let age = now.since(entry.created)
+      if age > expiry {
+        log.log(.notice, "Discarded a sensor event for \(user) queued \(wholeSeconds(age)) seconds ago (expired).")
+        continue
+      }
+      // Stamped further ahead than it may live (the clock was set back since): it would never expire.
+      if age < -expiry {
+        log.log(.notice, "Discarded a sensor event for \(user) stamped \(wholeSeconds(-age)) seconds ahead of the clock (expired).")
         continue
       }
       return entry.event
@@ -112,6 +118,7 @@ public struct SensorQueue {
 
 /// The sensor the module uses by default: it waits on the state folder's queue, polling every 50 ms.
 public final class SpoolSensor: BiometricSensor {
+  /// The modality it reports, or nil for no sensor.
   public let modality: Modality?
   private let queue: SensorQueue
   private let clock: AuthClock

@@ -13,12 +13,24 @@ public struct SimulatedMatcher: Sendable {
   /// Creates a matcher.
   public init() {}
 
-  /// The cosine similarity of two unit vectors (0 when their lengths differ).
+  /// The cosine similarity of two vectors (0 when their lengths differ, either is zero, or a value is not finite).
+  ///
+  /// Computed in full, not as the dot product the unit vectors of real captures would allow: a crafted sample
+  /// of large values would otherwise score above the threshold, or overflow to infinity, against any template.
   public static func score(_ a: [Float], _ b: [Float]) -> Double {
     guard a.count == b.count, !a.isEmpty else { return 0 }
-    var sum: Float = 0
-    for i in 0..<a.count { sum += a[i] * b[i] }
-    return Double(sum)
+    var dot = 0.0
+    var normA = 0.0
+    var normB = 0.0
+    for i in 0..<a.count {
+      let x = Double(a[i])
+      let y = Double(b[i])
+      dot += x * y
+      normA += x * x
+      normB += y * y
+    }
+    let cosine = dot / (normA.squareRoot() * normB.squareRoot())
+    return cosine.isFinite ? min(max(cosine, -1), 1) : 0
   }
 
   /// Matches `sample` against every template of the same modality.

@@ -36,7 +36,7 @@ struct BiometricPrompt {
       if request.cancellation?.isCancelled == true { return .appCancel }
       switch event {
       case .timeout:
-        dependencies.log.log(.notice, "Biometric prompt for user \(user) timed out after \(Int(settings.sensorTimeout)) seconds.")
+        dependencies.log.log(.notice, "Biometric prompt for user \(user) timed out after \(wholeSeconds(settings.sensorTimeout)) seconds.")
         return .timeout
       case .cancel:
         return .cancel

@@ -11,6 +11,8 @@ struct PasscodeCheck {
   let dependencies: Dependencies
   let settings: EvaluationSettings
   let request: EvaluationRequest
+  /// The record the evaluation read just before, when no prompt ran since; nil reads it again.
+  var fresh: UserRecord? = nil
 
   func run() throws -> EvaluationOutcome {
     let user = request.user
@@ -18,7 +20,9 @@ struct PasscodeCheck {
     // The delay is enforced before the user types anything, and again under the lock below.
     // Compared as !(now >= next) on the raw seconds, so that a clock reading that is not a number keeps the
     // delay (WallTime's derived >= is !(<), which a NaN would pass).
-    if let record = try dependencies.store.load(user), let next = record.passcodeNextAllowed, !(clock.now().seconds >= next.seconds) {
+    // The check under the lock is the one that counts, so a record read a moment ago is good enough here.
+    let record = try fresh ?? dependencies.store.load(user)
+    if let next = record?.passcodeNextAllowed, !(clock.now().seconds >= next.seconds) {
       return try refuseDelayed(until: next)
     }
     let title = request.effectiveFallbackTitle ?? "Enter Passcode"

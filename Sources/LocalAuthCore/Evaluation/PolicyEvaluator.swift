@@ -88,8 +88,10 @@ public struct PolicyEvaluator {
         return finish(.failure(.passcodeNotSet, .none), request)
       }
       guard request.interactionAllowed else { return finish(.failure(.notInteractive, .none), request) }
+      var fresh: UserRecord? = record
       switch biometry {
       case .usable(let modality):
+        fresh = nil  // the prompt may take long and another process may count a failure meanwhile
         let prompt = BiometricPrompt(
           dependencies: dependencies, settings: settings, request: request, modality: modality, templates: record.templates)
         switch try prompt.run() {
@@ -103,7 +105,8 @@ public struct PolicyEvaluator {
         // Unusable biometry is not an error under this policy: straight to the passcode (§1.2).
         if case .passcodeRequired(let why) = detail { try dependencies.prompter.info(why.message) }
       }
-      return finish(try PasscodeCheck(dependencies: dependencies, settings: settings, request: request).run(), request)
+      return finish(
+        try PasscodeCheck(dependencies: dependencies, settings: settings, request: request, fresh: fresh).run(), request)
     }
   }
 

@@ -60,8 +60,10 @@ public struct PasscodeHasher: Equatable, Sendable {
       data.deallocate()
     }
     UnsafeMutableRawPointer(data).initializeMemory(as: UInt8.self, repeating: 0, count: MemoryLayout<crypt_data>.size)
-    var phrase = passcode.bytes.map { CChar(bitPattern: $0) } + [0]
+    // Built in place: `map` then `+ [0]` would leave an unwiped temporary copy of the passcode on the heap.
+    var phrase = [CChar](repeating: 0, count: passcode.count + 1)
     defer { for i in phrase.indices { phrase[i] = 0 } }
+    for (i, byte) in passcode.bytes.enumerated() { phrase[i] = CChar(bitPattern: byte) }
     guard let result = crypt_rn(phrase, setting, data, Int32(MemoryLayout<crypt_data>.size)) else {
       throw .hashingFailed("crypt_rn failed")
     }

@@ -1,12 +1,14 @@
-/// The on-disk text format of a user record: a versioned header, then one `key value` line per field.
+/// The on-disk text format of a user record: a versioned header, one `key value` line per field, then `end`.
 ///
-/// Decoding is strict: an unknown key, a duplicate, a malformed number or a missing header is corruption,
-/// and corruption fails closed. A later release that changes the format bumps `currentVersion` and migrates.
+/// Decoding is strict: an unknown key, a duplicate, a malformed number, a missing header or a missing `end`
+/// line (a file cut anywhere, even at a line boundary) is corruption, and corruption fails closed. A later release that changes the format bumps `currentVersion` and migrates.
 public enum StateCodec {
   /// The first word of every state file.
   public static let magic = "localauth-state"
   /// The format version this release writes.
   public static let currentVersion = 1
+  /// The last line of every state file; without it the file was cut short.
+  public static let endMarker = "end"
   /// The largest state file accepted.
   public static let maximumSize = 256 * 1024
 
@@ -31,6 +33,7 @@ public enum StateCodec {
     for t in record.templates {
       put("template", "\(t.modality.rawValue) \(t.enrolledAt) \(t.name) " + t.features.map { String($0) }.joined(separator: ","))
     }
+    lines.append(endMarker)
     return Array((lines.joined(separator: "\n") + "\n").utf8)
   }
 
@@ -47,12 +50,15 @@ public enum StateCodec {
     let header = lines.removeFirst().split(separator: " ", omittingEmptySubsequences: false)
     guard header.count == 2, header[0] == magic else { throw .corrupt(path: path, reason: "the header is missing") }
     guard header[1] == String(currentVersion) else { throw .unsupportedVersion(path: path, found: String(header[1].prefix(32))) }
+    guard lines.last == endMarker else { throw .corrupt(path: path, reason: "the file is truncated") }
+    lines.removeLast()
 
     var record = UserRecord()
     var seen: Set<String> = []
     for (index, line) in lines.enumerated() {
       let lineNumber = index + 2
       func fail(_ why: String) -> StateError { .corrupt(path: path, reason: "line \(lineNumber): \(why)") }
+      guard line != endMarker else { throw fail("text after the end line") }
       guard let space = line.firstIndex(of: " ") else { throw fail("no value") }
       let key = String(line[..<space])
       let value = String(line[line.index(after: space)...])

@@ -25,18 +25,22 @@ public final class SystemClock: AuthClock {
     return WallTime(seconds: Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9)
   }
 
-  public func bootID() -> String {
-    (try? readSmallFile("/proc/sys/kernel/random/boot_id", limit: 128))
-      .map { String(decoding: $0, as: UTF8.self).trimmingWhitespace() } ?? "unknown-boot"
-  }
+  public func bootID() -> String { kernelBootID }
 
   public func sleep(_ seconds: Double) {
     guard seconds > 0, seconds.isFinite else { return }
+    let seconds = min(seconds, 1e9)  // Int(_:) traps beyond Int; no caller waits anywhere near 31 years
     var request = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - Double(Int(seconds))) * 1e9))
     var remaining = timespec()
     while nanosleep(&request, &remaining) == -1 && errno == EINTR { request = remaining }
   }
 }
+
+/// The kernel's boot id, read once per process: no process outlives a boot, and an evaluation asks for it
+/// several times (biometry status, reuse window, the success it records).
+private let kernelBootID: String =
+  (try? readSmallFile("/proc/sys/kernel/random/boot_id", limit: 128))
+  .map { String(decoding: $0, as: UTF8.self).trimmingWhitespace() } ?? "unknown-boot"
 
 /// A clock that moves only when told to: tests advance it instead of sleeping.
 public final class ManualClock: AuthClock, @unchecked Sendable {
