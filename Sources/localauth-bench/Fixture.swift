@@ -48,11 +48,17 @@ struct BenchPaths {
     Spawn.setup(["/bin/rm", "-rf", work])
     guard mkdir(work, 0o700) == 0, mkdir(confdir, 0o755) == 0 else { throw SetupError("Cannot create \(work).") }
     try writeFile(conf, "# Empty: the benchmark passes every option as a module argument.\n", mode: 0o644)
+    // libpam always parses "other" for default handlers, as it does /etc/pam.d/other on a real system.
+    try writeFile(confdir + "/other", "auth required \(securityDir)/pam_deny.so\naccount required \(securityDir)/pam_deny.so\n", mode: 0o644)
   }
 
-  /// Writes one service file with a single auth line.
-  func writeService(_ name: String, _ line: String) throws {
-    try writeFile(confdir + "/" + name, "auth required " + line + "\naccount required " + securityDir + "/pam_permit.so\n", mode: 0o644)
+  /// Writes one service file with a single `auth required` line.
+  func writeService(_ name: String, _ line: String) throws { try writeStack(name, ["required " + line]) }
+
+  /// Writes one service file whose auth stack is `lines` ("control module args"), plus pam_permit for account.
+  func writeStack(_ name: String, _ lines: [String]) throws {
+    let text = lines.map { "auth " + $0 + "\n" }.joined() + "account required " + securityDir + "/pam_permit.so\n"
+    try writeFile(confdir + "/" + name, text, mode: 0o644)
   }
 
   /// The environment that makes pamtester read our service files through pam_wrapper.
