@@ -27,6 +27,8 @@ struct BenchPaths {
   var conf: String { work + "/localauth.conf" }
   /// The log of setup commands and failed runs.
   var log: String { work + "/bench.log" }
+  /// A scratch folder on tmpfs (/dev/shm), for state folders whose writes cost no disk flush; nil without tmpfs.
+  let memoryWork: String?
   /// The folder holding pam_permit.so and pam_unix.so.
   let securityDir: String
 
@@ -41,15 +43,28 @@ struct BenchPaths {
       throw SetupError("pam_permit.so was not found in the usual PAM module folders.")
     }
     securityDir = dir
+    let mounts = readText("/proc/mounts") ?? ""
+    let shm = mounts.split(separator: "\n").contains { line in
+      let fields = line.split(separator: " ")
+      return fields.count > 2 && fields[1] == "/dev/shm" && fields[2] == "tmpfs"
+    }
+    memoryWork = shm ? "/dev/shm/localauth-bench" : nil
   }
 
   /// Recreates the scratch folder with its service folder and empty configuration file.
   func resetWork() throws {
-    Spawn.setup(["/bin/rm", "-rf", work])
+    removeWork()
     guard mkdir(work, 0o700) == 0, mkdir(confdir, 0o755) == 0 else { throw SetupError("Cannot create \(work).") }
+    if let memoryWork, mkdir(memoryWork, 0o700) != 0 { throw SetupError("Cannot create \(memoryWork).") }
     try writeFile(conf, "# Empty: the benchmark passes every option as a module argument.\n", mode: 0o644)
     // libpam always parses "other" for default handlers, as it does /etc/pam.d/other on a real system.
     try writeFile(confdir + "/other", "auth required \(securityDir)/pam_deny.so\naccount required \(securityDir)/pam_deny.so\n", mode: 0o644)
+  }
+
+  /// Removes the scratch folders.
+  func removeWork() {
+    Spawn.setup(["/bin/rm", "-rf", work])
+    if let memoryWork { Spawn.setup(["/bin/rm", "-rf", memoryWork]) }
   }
 
   /// Writes one service file with a single `auth required` line.

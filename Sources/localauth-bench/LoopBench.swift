@@ -42,7 +42,9 @@ struct LoopBench {
     var failures = 0
     func timeBlock(_ service: String) -> Double {
       let start = monotonicSeconds()
-      for _ in 0..<block where driver.cycle(service: service) != PAMDriver.success { failures += 1 }
+      for _ in 0..<block {
+        if driver.cycle(service: service) != PAMDriver.success { failures += 1 }
+      }
       return monotonicSeconds() - start
     }
     _ = timeBlock("ip-permit")

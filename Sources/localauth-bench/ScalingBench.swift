@@ -19,6 +19,14 @@ struct ScalingBench {
   }
 
   func run(into report: inout Report) throws {
+    try measure(storage: "disk", base: paths.work, ids: ["6a", "6b", "6c", "6d"], into: &report)
+    if let memory = paths.memoryWork {
+      try measure(storage: "tmpfs", base: memory, ids: ["6e", "6f", "6g", "6h"], into: &report)
+    }
+  }
+
+  /// Measures every configuration with its state folders under `base` (on `storage`).
+  private func measure(storage: String, base: String, ids: [String], into report: inout Report) throws {
     let fingers = ["right-index", "right-thumb", "left-index", "left-thumb", "right-middle"]
     let setups: [(String, String, Modality, [String], Int)] = [
       ("one", "Touch ID, 1 finger, 1 user", .touchID, ["right-index"], 0),
@@ -32,14 +40,14 @@ struct ScalingBench {
     var populateSeconds = 0.0
     for (key, label, modality, items, others) in setups {
       let state = try BenchState(
-        root: paths.work + "/state-\(key)", user: user.name, modality: modality, items: items, passcode: passcode, cost: cost)
+        root: base + "/state-\(key)", user: user.name, modality: modality, items: items, passcode: passcode, cost: cost)
       let start = monotonicSeconds()
       try state.populateOthers(others)
       populateSeconds += monotonicSeconds() - start
       let sensor = modality == .faceID ? "faceid" : "touchid"
-      try paths.writeService("sc-\(key)", "\(paths.module) conf=\(paths.conf) state_dir=\(state.root) sensor=\(sensor) timeout=1")
+      try paths.writeService("sc-\(storage)-\(key)", "\(paths.module) conf=\(paths.conf) state_dir=\(state.root) sensor=\(sensor) timeout=1")
       // The reboot rule: one passcode authentication first (biometry is not offered yet).
-      let code = driver.cycle(service: "sc-\(key)")
+      let code = driver.cycle(service: "sc-\(storage)-\(key)")
       guard code == PAMDriver.success else { throw SetupError("The passcode setup for \(label) failed: \(PAMDriver.describe(code)).") }
       cases.append(Case(key: key, label: label, state: state))
     }
@@ -50,7 +58,7 @@ struct ScalingBench {
         let index = (round + offset) % cases.count
         try cases[index].state.enqueueTouch()
         let start = monotonicSeconds()
-        let code = driver.cycle(service: "sc-\(cases[index].key)")
+        let code = driver.cycle(service: "sc-\(storage)-\(cases[index].key)")
         let elapsed = monotonicSeconds() - start
         if code != PAMDriver.success {
           failures += 1
@@ -83,18 +91,18 @@ struct ScalingBench {
       }
       rows.append(
         Figure(
-          id: "6\(["", "a", "b", "c", "d"][n])", name: "Biometric path (real touch, in-process): \(c.label) vs \(cases[0].label)",
+          id: ids[n - 1], name: "Biometric path (real touch, in-process, state on \(storage)): \(c.label) vs \(cases[0].label)",
           ours: describe(ours, scale: 1e3, unit: "ms"), reference: describe(base, scale: 1e3, unit: "ms"),
           comparison: describeRatio(ratio), target: isUsers ? "no growth (≤ 1.10×)" : "—", verdict: verdict(met),
           meaning: meaning,
           json: .object([
-            ("unit", .string("ms")), ("configuration", .string(c.label)), ("baseline", .string(cases[0].label)),
+            ("unit", .string("ms")), ("storage", .string(storage)), ("configuration", .string(c.label)), ("baseline", .string(cases[0].label)),
             ("subject", ours?.json(scale: 1e3) ?? .null), ("reference", base?.json(scale: 1e3) ?? .null), ("ratio", ratio?.json() ?? .null),
           ])))
     }
     report.figures += rows
     report.notes.append(
-      "Item 6 wrote \(grouped(Int64(999 + counts.crowd - 1))) other users' records straight into the state folders with StateCodec "
+      "Item 6 (state on \(storage)) wrote \(grouped(Int64(999 + counts.crowd - 1))) other users' records straight into the state folders with StateCodec "
         + "in \(fixed(populateSeconds, 1)) s; \(counts.scalingRounds) rounds per configuration, \(failures) failed cycles.")
   }
 }

@@ -16,6 +16,8 @@ struct Summary {
   let minimum: Double
   /// The largest measurement.
   let maximum: Double
+  /// A 95 % confidence interval for the median (order statistics, distribution-free).
+  let medianCI: (low: Double, high: Double)
 
   /// Summarises `values`; nil when there are none.
   init?(_ values: [Double]) {
@@ -27,6 +29,8 @@ struct Summary {
     p75 = Self.quantile(sorted, 0.75)
     minimum = sorted[0]
     maximum = sorted[sorted.count - 1]
+    let k = max(0, Int(((Double(count) - 1.96 * Double(count).squareRoot()) / 2).rounded(.down)))
+    medianCI = (sorted[min(k, count - 1)], sorted[max(0, count - 1 - k)])
   }
 
   /// The interquartile range relative to the median, in percent (the "± spread" printed beside it).
@@ -46,6 +50,7 @@ struct Summary {
     .object([
       ("median", .number(median * scale)), ("p25", .number(p25 * scale)), ("p75", .number(p75 * scale)),
       ("min", .number(minimum * scale)), ("max", .number(maximum * scale)), ("n", .number(Double(count))),
+      ("median_ci95", .array([.number(medianCI.low * scale), .number(medianCI.high * scale)])),
     ])
   }
 }

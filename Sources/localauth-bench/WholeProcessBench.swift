@@ -26,15 +26,29 @@ struct WholeProcessBench {
     // pam_permit answers first, so pam_localauth is loaded (dlopen, runtime start-up) but never called.
     try paths.writeStack("wp-load", ["sufficient " + permit, "required " + module])
 
-    // The reboot rule asks for the passcode first in every boot: one passcode authentication, as a user would.
-    let first = pamtester("wp-bio", stdin: secretFile)
-    guard first.exitCode == 0 else { throw SetupError("The setup passcode authentication failed (exit \(first.exitCode); see \(paths.log)).") }
+    // The same path with the state folder on tmpfs, where the record's fsyncs cost nothing: the disk's share.
+    let memory = try paths.memoryWork.map { folder in
+      try BenchState(root: folder + "/state-bio", user: user.name, modality: .touchID, items: ["right-index"], passcode: passcode, cost: cost)
+    }
+    if let memory { try paths.writeService("wp-bio-tmpfs", "\(paths.module) conf=\(paths.conf) state_dir=\(memory.root) timeout=2") }
 
+    // The reboot rule asks for the passcode first in every boot: one passcode authentication, as a user would.
+    for service in ["wp-bio"] + (memory == nil ? [] : ["wp-bio-tmpfs"]) {
+      let first = pamtester(service, stdin: secretFile)
+      guard first.exitCode == 0 else { throw SetupError("The setup passcode authentication failed (exit \(first.exitCode); see \(paths.log)).") }
+    }
+
+    var runs = [{ pamtester("wp-bio") }, { pamtester("wp-permit") }, { pamtester("wp-load") }]
+    if memory != nil { runs.append({ pamtester("wp-bio-tmpfs") }) }
     let timing = rotate(
-      rounds: counts.wholeProcessPairs, warmUp: 3, before: { touch(bio) },
-      runs: [{ pamtester("wp-bio") }, { pamtester("wp-permit") }, { pamtester("wp-load") }], onFailure: { bio.clearQueue() })
+      rounds: counts.wholeProcessPairs, warmUp: 3, before: { touch(bio) && (memory.map { touch($0) } ?? true) }, runs: runs,
+      onFailure: {
+        bio.clearQueue()
+        memory?.clearQueue()
+      })
     report.figures.append(biometricFigure(timing))
     report.figures.append(loadFigure(timing))
+    if memory != nil { report.figures.append(memoryStateFigure(timing)) }
     try PasscodeBench(whole: self).run(into: &report)
     report.figures.append(memoryFigure(bio))
   }
@@ -131,6 +145,24 @@ struct WholeProcessBench {
         ("unit", .string("ms")), ("subject", ours?.json(scale: 1e3) ?? .null), ("reference", reference?.json(scale: 1e3) ?? .null),
         ("ratio", ratio?.json() ?? .null), ("load_ms", loadCost?.json(scale: 1e3) ?? .null),
         ("authentication_ms", workCost?.json(scale: 1e3) ?? .null),
+      ]))
+  }
+
+  private func memoryStateFigure(_ timing: Rounds) -> Figure {
+    let samples = timing.pairs(3, against: 1)
+    let ours = Summary(samples.subject)
+    let reference = Summary(samples.reference)
+    let ratio = Summary(samples.ratios)
+    let disk = Summary(timing.pairs(0, against: 3).differences)
+    return Figure(
+      id: "1c", name: "Whole process, biometric path with the state folder on tmpfs (no disk flush) vs pam_permit",
+      ours: describe(ours, scale: 1e3, unit: "ms"), reference: describe(reference, scale: 1e3, unit: "ms"),
+      comparison: describeRatio(ratio), target: "—", verdict: "—",
+      meaning: "Waiting for the disk to confirm the user's record (two fsyncs) accounts for "
+        + "\(disk.map { fixed($0.median * 1e3, 1) } ?? "n/a") ms of figure 1 on this machine; without it a fingerprint sudo costs \(ratio.map { fixed($0.median, 2) } ?? "n/a")× pam_permit.",
+      json: .object([
+        ("unit", .string("ms")), ("subject", ours?.json(scale: 1e3) ?? .null), ("reference", reference?.json(scale: 1e3) ?? .null),
+        ("ratio", ratio?.json() ?? .null), ("disk_flush_ms", disk?.json(scale: 1e3) ?? .null),
       ]))
   }
 

@@ -97,11 +97,12 @@ enum Bench {
         + "the queue's fsyncs: each cycle is a complete pam_start_confdir/pam_authenticate/pam_end that loads and checks the record "
         + "and honours a match made minutes earlier, without a sensor wait. Item 4b queues a real touch before every cycle (not timed).",
       "State folders live under build/bench-work on the build disk (the module's default /var/lib/localauth would be on the same "
-        + "kind of disk); every successful match or passcode check writes the user's record with fsync, which pam_permit and pam_unix never do.",
+        + "kind of disk), except for 1c and 6e–6h, which put them on tmpfs (/dev/shm) to separate the CPU's work from the disk's: every "
+        + "successful match or passcode check writes the user's record with two fsyncs (file and folder), which pam_permit and pam_unix never do.",
       "Item 5 uses BiometricSimulator and SimulatedMatcher from LocalAuthCore with fixed seeds: \(grouped(Int64(counts.matcherTemplates))) "
         + "enrolled templates (8 good captures each) against \(grouped(Int64(counts.matcherImpostors))) impostor captures at typical quality, "
         + "and \(grouped(Int64(counts.genuineCaptures))) fresh genuine captures for each of \(grouped(Int64(counts.genuineTemplates))) templates. "
-        + "Intervals are Wilson 95%.",
+        + "Intervals are Wilson 95%. In build/bench.json every median also has a distribution-free 95% confidence interval (median_ci95).",
       "The machine is shared with other builds: absolute times are noisy, the pair-by-pair ratios are the figures to read.",
     ] + report.notes
 
@@ -111,7 +112,7 @@ enum Bench {
     if let paths {
       if let user = benchUser { user.remove(log: paths.log) }
       Spawn.setup(["/bin/cp", paths.log, paths.build + "/bench.log"])
-      Spawn.setup(["/bin/rm", "-rf", paths.work])
+      paths.removeWork()
     }
     do {
       try writeFile(jsonPath, report.json().rendered() + "\n", mode: 0o644)
