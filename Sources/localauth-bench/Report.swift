@@ -92,9 +92,10 @@ struct Report {
     out += "\(Int(duration.rounded())) s in all.\n\n"
     out += "Machine: " + machine.map { "\($0.0) \($0.1)" }.joined(separator: "; ") + ".\n\n"
     out += "Each figure is a median over repeated runs with its spread (the interquartile range, shown as p25–p75 "
-    out += "or ± half of it). Each comparison is taken pair by pair in the same run (subject and reference "
-    out += "alternating, A B B A …) and summarised as the median of the per-pair ratios, so that load from other "
-    out += "processes on a shared machine cancels out as far as it can. The same table is in `build/bench.json`.\n\n"
+    out += "or ± half of it). Each comparison is taken pair by pair in the same run: subject and reference take turns "
+    out += "(A B, B A, … or A B C, B C A, … with the order rotated every round), and the comparison is the median of the "
+    out += "per-round ratios, so that load from other processes on a shared machine cancels out as far as it can. "
+    out += "The same table, with every raw summary, is in `build/bench.json`.\n\n"
     out += "| " + Self.headers.joined(separator: " | ") + " |\n"
     out += "|" + Self.headers.map { _ in "---" }.joined(separator: "|") + "|\n"
     for row in rows() { out += "| " + row.map { $0.replacingPipes() }.joined(separator: " | ") + " |\n" }
@@ -102,7 +103,7 @@ struct Report {
     for f in figures { out += "- **\(f.id)** \(f.meaning)\n" }
     out += "\n## How it was measured\n\n"
     for note in notes { out += "- \(note)\n" }
-    out += "\nRun it again with `make bench` (about 10 minutes on 2 cores) or `make bench BENCH_QUICK=1` (about 1 minute).\n"
+    out += "\nRun it again with `make bench` (5 to 10 minutes on 2 cores, more on a busy machine) or `make bench BENCH_QUICK=1` (about 1 minute).\n"
     return out
   }
 
