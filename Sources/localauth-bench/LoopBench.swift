@@ -80,7 +80,8 @@ struct LoopBench {
         comparison: describeRatio(ratio) + " time/cycle", target: "—", verdict: "—",
         meaning: "A screen locker or display manager that authenticates over and over in one process spends "
           + "\(samples.subject.isEmpty ? "n/a" : fixed(Summary(samples.subject)!.median * 1e6, 0)) µs per unlock in the module; its memory went from "
-          + "\(fixed(loadedKiB / 1024, 1)) to \(fixed(afterKiB / 1024, 1)) MiB over \(grouped(Int64(total))) cycles (\(fixed(growth / Double(total) * 1024, 1)) bytes per cycle): no leak to speak of.",
+          + "\(fixed(loadedKiB / 1024, 1)) to \(fixed(afterKiB / 1024, 1)) MiB over \(grouped(Int64(total))) cycles "
+          + "(\(fixed(growth / Double(total) * 1024, 1)) bytes per cycle\(growth / Double(total) * 1024 < 1 ? ": no leak" : ", a leak to look at")).",
         json: .object([
           ("unit", .string("cycles/s")), ("cycles_per_side", .number(Double(total))), ("block", .number(Double(block))),
           ("subject", ours?.json() ?? .null), ("reference", permit?.json() ?? .null), ("ratio_time_per_cycle", ratio?.json() ?? .null),
@@ -123,8 +124,8 @@ struct LoopBench {
       ours: ours.map { fixed(1 / $0.median, 0) + " cycles/s (" + significant($0.median * 1e3) + " ms ±" + fixed($0.relativeSpread, 0) + "%)" } ?? "n/a",
       reference: permit.map { fixed(1 / $0.median, 0) + " cycles/s (" + significant($0.median * 1e3) + " ms ±" + fixed($0.relativeSpread, 0) + "%)" } ?? "n/a",
       comparison: describeRatio(ratio) + " time/cycle", target: "—", verdict: "—",
-      meaning: "A touch that matches costs the module \(ours.map { significant($0.median * 1e3) } ?? "n/a") ms, most of it the durable (fsync'd) "
-        + "write of the user's record; memory \(fixed(before / 1024, 1)) → \(fixed(after / 1024, 1)) MiB over the loop.",
+      meaning: "In one process, a touch that matches costs \(ours.map { significant($0.median * 1e3) } ?? "n/a") ms per authentication "
+        + "(state on disk, the record's fsyncs included); memory \(fixed(before / 1024, 1)) → \(fixed(after / 1024, 1)) MiB over the loop.",
       json: .object([
         ("unit", .string("seconds per cycle")), ("cycles_per_side", .number(Double(samples.subject.count))),
         ("subject", ours?.json() ?? .null), ("reference", permit?.json() ?? .null), ("ratio_time_per_cycle", ratio?.json() ?? .null),

@@ -53,6 +53,7 @@ struct MatcherBench {
     let matcher = SimulatedMatcher()
     var attempts = 0
     var rejected = 0
+    var rejectedPartial = 0
     var prompts = 0
     var promptsFailed = 0
     let perPrompt = modality.failuresPerPrompt
@@ -66,6 +67,7 @@ struct MatcherBench {
         if case .match = matcher.decide(sample, against: single) {} else {
           rejected += 1
           failedInPrompt += 1
+          if sample.quality < 0.5 { rejectedPartial += 1 }
         }
         if (k + 1) % perPrompt == 0 {
           prompts += 1
@@ -101,12 +103,14 @@ struct MatcherBench {
       name: "\(name) false-reject rate over \(grouped(Int64(attempts))) genuine comparisons (typical placements)",
       ours: "\(fixed(frr * 100, 2))% per attempt; \(fixed(promptRate * 100, 3))% per prompt of \(perPrompt)",
       reference: "Apple: not published", comparison: "—", target: "—", verdict: "—",
-      meaning: "The owner's own \(modality.itemNoun) is refused \(fixed(frr * 100, 1))% of the time (mostly partial placements); "
+      meaning: "The owner's own \(modality.itemNoun) is refused \(fixed(frr * 100, 1))% of the time "
+        + "(\(fixed(Double(rejectedPartial) / Double(max(rejected, 1)) * 100, 0))% of those refusals were partial placements, quality < 0.5); "
         + "a whole prompt (\(perPrompt) tries) fails for \(fixed(promptRate * 100, 2))% of unlocks.",
       json: .object([
         ("attempts", .number(Double(attempts))), ("rejected", .number(Double(rejected))), ("rate", .number(frr)),
         ("ci95_low", .number(frrLow)), ("ci95_high", .number(frrHigh)), ("attempts_per_prompt", .number(Double(perPrompt))),
-        ("prompts", .number(Double(prompts))), ("prompts_failed", .number(Double(promptsFailed))), ("prompt_rate", .number(promptRate)),
+        ("prompts", .number(Double(prompts))), ("prompts_failed", .number(Double(promptsFailed))),
+        ("rejected_partial_placements", .number(Double(rejectedPartial))), ("prompt_rate", .number(promptRate)),
       ]))
     return (falseMatch, rejects, perSecond)
   }

@@ -62,6 +62,7 @@ enum Bench {
       try found.resetWork()
       let user = try BenchUser.create("labench5", log: found.log)
       benchUser = user
+      Interruption.arm(user: user, paths: found)
       try user.setPassword(secret, cost: cost, scratch: found.work, log: found.log)
     } catch {
       say("Setup: \(error) Only the matcher will be measured.")
@@ -131,4 +132,24 @@ enum Bench {
 func say(_ text: String) {
   let line = text + "\n"
   _ = line.withCString { write(1, $0, strlen($0)) }
+}
+
+/// Ctrl-C or a kill in the middle of a run still removes the benchmark user and the scratch folders.
+enum Interruption {
+  nonisolated(unsafe) private static var cleanup: (() -> Void)?
+
+  /// Installs SIGINT and SIGTERM handlers that clean up and exit.
+  static func arm(user: BenchUser, paths: BenchPaths) {
+    cleanup = {
+      user.remove(log: paths.log)
+      paths.removeWork()
+    }
+    let handler: @convention(c) (Int32) -> Void = { signal in
+      say("Interrupted: removing the benchmark user and scratch folders.")
+      Interruption.cleanup?()
+      _exit(128 + signal)
+    }
+    signal(SIGINT, handler)
+    signal(SIGTERM, handler)
+  }
 }
