@@ -28,7 +28,7 @@ struct BenchCounts {
   /// `make bench`.
   static let full = BenchCounts(
     wholeProcessPairs: 150, passcodePairs: 60, memoryPairs: 20, loopCycles: 100_000, loopBlock: 1_000, touchCycles: 2_000,
-    matcherTemplates: 1_000, matcherImpostors: 30_000, genuineTemplates: 1_000, genuineCaptures: 102, scalingRounds: 300,
+    matcherTemplates: 1_000, matcherImpostors: 100_000, genuineTemplates: 1_000, genuineCaptures: 102, scalingRounds: 300,
     crowd: 100_000)
 
   /// `make bench BENCH_QUICK=1`: a smoke run; figures are rough.
