@@ -89,6 +89,8 @@ enum Bench {
       "Whole-process figures (1–3) time `pamtester SERVICE labench5 authenticate` from posix_spawn to wait4, with "
         + "LD_PRELOAD=libpam_wrapper.so PAM_WRAPPER=1 PAM_WRAPPER_SERVICE_DIR=<bench service folder> for both sides; each service is one "
         + "`auth required` line (the module by absolute path with state_dir= and an empty conf=, or pam_permit.so / pam_unix.so).",
+      "The timing harness is the benchmark's own (posix_spawn to wait4 on the monotonic clock, output to a log file) rather than "
+        + "hyperfine, because hyperfine runs each command's repetitions in one batch and cannot alternate commands run by run.",
       "Item 1 queues one good touch (`build/localauthctl touch labench5 right-index --quality 0.9`, not timed) before each pair; "
         + "the state had one passcode authentication in this boot first, so the reboot rule does not force the passcode.",
       "Item 2 gives the benchmark user the same secret as its /etc/shadow password (`chpasswd -c YESCRYPT -s \(cost)`, "
