@@ -73,13 +73,15 @@ demo: module tools
 # `make bench BENCH_QUICK=1`: a smoke run of about a minute; docs/PERFORMANCE.md is left alone.
 BENCH       := $(BUILD)/localauth-bench
 BENCH_QUICK ?=
+BENCH_SOURCE = $(shell git log -1 --format='commit %h (%cs)' 2>/dev/null)$(shell git status --porcelain -- Sources Package.swift 2>/dev/null | grep -q . && echo ' with uncommitted changes')
 
 bench: deps module tools
 	@[ -x /usr/bin/time ] || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq time >/dev/null; } || true
 	$(SWIFT) build -c release --product localauth-bench
 	@mkdir -p $(BUILD)
 	cp .build/release/localauth-bench $(BENCH)
-	BENCH_QUICK=$(BENCH_QUICK) $(BENCH) --build $(BUILD) --json $(BUILD)/bench.json $(if $(BENCH_QUICK),,--doc docs/PERFORMANCE.md)
+	BENCH_QUICK=$(BENCH_QUICK) $(BENCH) --build $(BUILD) --json $(BUILD)/bench.json $(if $(BENCH_QUICK),,--doc docs/PERFORMANCE.md) \
+	  --source "$(BENCH_SOURCE)"
 
 install: module tools
 	install -d $(DESTDIR)$(PAMDIR) $(DESTDIR)$(SBINDIR) $(DESTDIR)/etc/security $(DESTDIR)$(PREFIX)/share/pam-configs

@@ -8,7 +8,7 @@ import Glibc
 // prints a table, and writes build/bench.json and docs/PERFORMANCE.md. A benchmark never fails the build:
 // whatever cannot be measured is reported as such and the exit status is 0.
 //
-// Usage: localauth-bench [--build DIR] [--json FILE] [--doc FILE] [--quick] [--only 1,2,…]
+// Usage: localauth-bench [--build DIR] [--json FILE] [--doc FILE] [--quick] [--only 1,2,…] [--source TEXT]
 //   BENCH_QUICK=1 in the environment is the same as --quick.
 
 Bench.main()
@@ -30,6 +30,7 @@ enum Bench {
     let counts = quick ? BenchCounts.quick : BenchCounts.full
 
     var report = Report(quick: quick)
+    report.source = option("--source") ?? ""
     let began = monotonicSeconds()
     say("localauth-bench: \(quick ? "quick smoke run (BENCH_QUICK=1)" : "full run"), \(report.machine.map { "\($0.0) \($0.1)" }.joined(separator: "; "))")
 
