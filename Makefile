@@ -69,8 +69,9 @@ demo: module tools
 # ---- Benchmarks (issue 5) ------------------------------------------------------------------------
 # `make bench`: pam_localauth (release, as installed) against pam_permit.so and pam_unix.so, the matcher's
 # error rates, and how cost grows. Prints a table, writes build/bench.json and, on a full run,
-# docs/PERFORMANCE.md. A figure that misses its target is reported, never a failed build.
-# `make bench BENCH_QUICK=1`: a smoke run of about a minute; docs/PERFORMANCE.md is left alone.
+# docs/PERFORMANCE.md and the README's <!-- PERFORMANCE:BEGIN/END --> section (if the README has one).
+# A figure that misses its target is reported, never a failed build.
+# `make bench BENCH_QUICK=1`: a smoke run of about a minute; the documents are left alone.
 BENCH       := $(BUILD)/localauth-bench
 BENCH_QUICK ?=
 BENCH_SOURCE = $(shell git log -1 --format='commit %h (%cs)' 2>/dev/null)$(shell git status --porcelain -- Sources Package.swift 2>/dev/null | grep -q . && echo ' with uncommitted changes')
@@ -80,7 +81,7 @@ bench: deps module tools
 	$(SWIFT) build -c release --product localauth-bench
 	@mkdir -p $(BUILD)
 	cp .build/release/localauth-bench $(BENCH)
-	BENCH_QUICK=$(BENCH_QUICK) $(BENCH) --build $(BUILD) --json $(BUILD)/bench.json $(if $(BENCH_QUICK),,--doc docs/PERFORMANCE.md) \
+	BENCH_QUICK=$(BENCH_QUICK) $(BENCH) --build $(BUILD) --json $(BUILD)/bench.json $(if $(BENCH_QUICK),,--doc docs/PERFORMANCE.md --readme README.md) \
 	  --source "$(BENCH_SOURCE)"
 
 install: module tools

@@ -101,7 +101,7 @@ struct MatcherBench {
     let falseMatch = Figure(
       id: modality == .touchID ? "5b" : "5c",
       name: "\(name) false-match rate over \(grouped(Int64(comparisons))) impostor comparisons",
-      ours: "\(oneIn(fmr)) (\(falseMatches) matches; 95% CI \(oneIn(high))–\(oneIn(low)))",
+      ours: "\(oneIn(fmr)) (\(falseMatches) match\(falseMatches == 1 ? "" : "es"); 95% CI \(oneIn(high))–\(oneIn(low)))",
       reference: "Apple: 1 in \(grouped(Int64((1 / apple).rounded())))",
       comparison: fixed(fmr / apple, 2) + "× Apple's rate", target: "Apple's rate inside the 95% CI", verdict: verdict(appleInside),
       meaning: "A stranger's \(modality.itemNoun) unlocks an account with one enrolled \(modality.itemNoun) \(oneIn(fmr)) tries "

@@ -111,6 +111,27 @@ struct Report {
     return out
   }
 
+  /// The compact table for the README's PERFORMANCE section (between its BEGIN and END markers).
+  func readmeSection() -> String {
+    var out = "Produced by `make bench` on \(date), "
+    out += machine.filter { ["nproc", "cpu"].contains($0.0) }.map { $0.0 == "nproc" ? "\($0.1) cores" : $0.1 }.joined(separator: ", ")
+    out += source.isEmpty ? ".\n\n" : ", \(source).\n\n"
+    out += "| # | Figure | pam_localauth | Reference | Pair by pair | Target | Met |\n|---|---|---|---|---|---|---|\n"
+    for row in rows() { out += "| " + row.map { $0.replacingPipes() }.joined(separator: " | ") + " |\n" }
+    out += "\nWhat each figure means for a user, and how it was measured: [docs/PERFORMANCE.md](docs/PERFORMANCE.md).\n"
+    return out
+  }
+
+  /// `text` with the part between `<!-- PERFORMANCE:BEGIN -->` and `<!-- PERFORMANCE:END -->` replaced; nil without markers.
+  static func replacingSection(in text: String, with section: String) -> String? {
+    let begin = "<!-- PERFORMANCE:BEGIN -->"
+    let end = "<!-- PERFORMANCE:END -->"
+    func find(_ marker: String) -> String.Index? { text.indices.first { text[$0...].hasPrefix(marker) } }
+    guard let b = find(begin), let e = find(end), b < e else { return nil }
+    let afterBegin = text.index(b, offsetBy: begin.count)
+    return String(text[..<afterBegin]) + "\n" + section + String(text[e...])
+  }
+
   static func utcNow() -> String {
     var now = time(nil)
     var parts = tm()
