@@ -187,8 +187,22 @@ demo: module tools
 	LOCALAUTH_MODULE=$(CURDIR)/$(MODULE) LOCALAUTH_CTL=$(CURDIR)/$(CTL) bash scripts/demo.sh
 
 # ---- Benchmarks (issue 5) ------------------------------------------------------------------------
+# `make bench`: pam_localauth (release, as installed) against pam_permit.so and pam_unix.so, the matcher's
+# error rates, and how cost grows. Prints a table, writes build/bench.json and, on a full run,
+# docs/PERFORMANCE.md and the README's <!-- PERFORMANCE:BEGIN/END --> section (if the README has one).
+# A figure that misses its target is reported, never a failed build.
+# `make bench BENCH_QUICK=1`: a smoke run of about a minute; the documents are left alone.
+BENCH       := $(BUILD)/localauth-bench
+BENCH_QUICK ?=
+BENCH_SOURCE = $(shell git log -1 --format='commit %h (%cs)' 2>/dev/null)$(shell git status --porcelain -- Sources Package.swift 2>/dev/null | grep -q . && echo ' with uncommitted changes')
+
 bench: deps module tools
-	@echo "bench: not written yet"
+	@[ -x /usr/bin/time ] || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq time >/dev/null; } || true
+	$(SWIFT) build -c release --product localauth-bench
+	@mkdir -p $(BUILD)
+	cp .build/release/localauth-bench $(BENCH)
+	BENCH_QUICK=$(BENCH_QUICK) $(BENCH) --build $(BUILD) --json $(BUILD)/bench.json $(if $(BENCH_QUICK),,--doc docs/PERFORMANCE.md --readme README.md) \
+	  --source "$(BENCH_SOURCE)"
 
 # ---- Install (issue 3) ----------------------------------------------------------------------------
 # The module goes to the system's PAM folder and the profile to /usr/share/pam-configs whatever PREFIX says:

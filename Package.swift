@@ -27,7 +27,7 @@ let package = Package(
       dependencies: ["LocalAuthCore", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
     .executableTarget(name: "PAMHarness", dependencies: ["CPAM"]),
     // Benchmarks (issue 5): `make bench`.
-    .executableTarget(name: "localauth-bench", dependencies: ["LocalAuthCore"]),
+    .executableTarget(name: "localauth-bench", dependencies: ["LocalAuthCore", "CPAM"]),
     // libFuzzer targets for the option parser and the state decoder (issue 4): `make fuzz`.
     .executableTarget(name: "localauth-fuzz", dependencies: ["LocalAuthCore"]),
     .testTarget(name: "LocalAuthCoreTests", dependencies: ["LocalAuthCore"]),

@@ -1,1 +1,166 @@
-print("localauth-bench: not written yet")
+import LocalAuthCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// localauth-bench: `make bench` (issue 5). Measures pam_localauth against pam_permit.so and pam_unix.so,
+// prints a table, and writes build/bench.json and docs/PERFORMANCE.md. A benchmark never fails the build:
+// whatever cannot be measured is reported as such and the exit status is 0.
+//
+// Usage: localauth-bench [--build DIR] [--json FILE] [--doc FILE] [--readme FILE] [--quick] [--only 1,2,…] [--source TEXT]
+//   BENCH_QUICK=1 in the environment is the same as --quick.
+
+Bench.main()
+exit(0)
+
+/// The run, top to bottom.
+enum Bench {
+  static func main() {
+    let arguments = Array(CommandLine.arguments.dropFirst())
+    func option(_ name: String) -> String? {
+      guard let i = arguments.firstIndex(of: name), i + 1 < arguments.count else { return nil }
+      return arguments[i + 1]
+    }
+    let quick = arguments.contains("--quick") || ["1", "yes", "true"].contains(getenv("BENCH_QUICK").map { String(cString: $0) } ?? "")
+    let buildDir = option("--build") ?? "build"
+    let jsonPath = option("--json") ?? buildDir + "/bench.json"
+    let docPath = option("--doc")
+    let only = Set((option("--only") ?? "1,2,3,4,5,6").split(separator: ",").map(String.init))
+    let counts = quick ? BenchCounts.quick : BenchCounts.full
+
+    var report = Report(quick: quick)
+    report.source = option("--source") ?? ""
+    let began = monotonicSeconds()
+    say("localauth-bench: \(quick ? "quick smoke run (BENCH_QUICK=1)" : "full run"), \(report.machine.map { "\($0.0) \($0.1)" }.joined(separator: "; "))")
+
+    /// Runs one section; a failure becomes a "not measured" row instead of an error.
+    func section(_ ids: String, _ title: String, _ body: (inout Report) throws -> Void) {
+      guard !only.isDisjoint(with: ids.split(separator: ",").map(String.init)) else { return }
+      say("[\(fixed(monotonicSeconds() - began, 0)) s] \(title)…")
+      do {
+        try body(&report)
+      } catch {
+        say("  not measured: \(error)")
+        report.figures.append(
+          Figure(
+            id: ids, name: title, ours: "not measured", reference: "—", comparison: "—", target: "—", verdict: "—",
+            meaning: "Not measured in this run: \(error)", json: .object([("error", .string("\(error)"))])))
+      }
+    }
+
+    let secret = "bench-Passcode-4711"
+    let cost = loginDefsYescryptCost()
+    var benchUser: BenchUser?
+    var paths: BenchPaths?
+    do {
+      let found = try BenchPaths(build: buildDir)
+      paths = found
+      guard geteuid() == 0 else { throw SetupError("The PAM figures need root (useradd, chpasswd, a root-owned state folder).") }
+      guard access(found.module, R_OK) == 0, access(found.ctl, X_OK) == 0 else {
+        throw SetupError("\(found.module) or \(found.ctl) is missing; run make module tools.")
+      }
+      try found.resetWork()
+      let user = try BenchUser.create("labench5", log: found.log)
+      benchUser = user
+      Interruption.arm(user: user, paths: found)
+      try user.setPassword(secret, cost: cost, scratch: found.work, log: found.log)
+    } catch {
+      say("Setup: \(error) Only the matcher will be measured.")
+    }
+
+    if let paths, let user = benchUser {
+      let pamtester = Spawn.which("pamtester")
+      section("1,2,3", "Whole-process pamtester runs (items 1–3)") { report in
+        guard let pamtester else { throw SetupError("pamtester is not installed (make deps installs it).") }
+        try WholeProcessBench(paths: paths, user: user, passcode: secret, cost: cost, pamtester: pamtester, counts: counts).run(into: &report)
+      }
+      section("4", "In-process PAM cycles (item 4)") { report in
+        try LoopBench(paths: paths, user: user, passcode: secret, cost: cost, counts: counts).run(into: &report)
+      }
+    }
+    section("5", "Matcher error rates and speed (item 5)") { report in MatcherBench(counts: counts).run(into: &report) }
+    if let paths, let user = benchUser {
+      section("6", "Cost growth with enrolled items and users (item 6)") { report in
+        try ScalingBench(paths: paths, user: user, passcode: secret, cost: cost, counts: counts).run(into: &report)
+      }
+    }
+
+    report.notes = [
+      "Whole-process figures (1–3) time `pamtester SERVICE labench5 authenticate` from posix_spawn to wait4, with "
+        + "LD_PRELOAD=libpam_wrapper.so PAM_WRAPPER=1 PAM_WRAPPER_SERVICE_DIR=<bench service folder> for both sides; each service is one "
+        + "`auth required` line (the module by absolute path with state_dir= and an empty conf=, or pam_permit.so / pam_unix.so).",
+      "The timing harness is the benchmark's own (posix_spawn to wait4 on the monotonic clock, output to a log file) rather than "
+        + "hyperfine, because hyperfine runs each command's repetitions in one batch and cannot alternate commands run by run.",
+      "Item 1 queues one good touch (`build/localauthctl touch labench5 right-index --quality 0.9`, not timed) before each pair; "
+        + "the state had one passcode authentication in this boot first, so the reboot rule does not force the passcode.",
+      "Item 2 gives the benchmark user the same secret as its /etc/shadow password (`chpasswd -c YESCRYPT -s \(cost)`, "
+        + "YESCRYPT_COST_FACTOR from /etc/login.defs, default 5) and as its passcode (hash_cost default 5); the module runs with "
+        + "sensor=none so the passcode is asked at once, as pam_unix asks the password. The user is removed at the end.",
+      "Item 4a runs the biometric path inside the reuse window (reuse_duration=300) because queuing 100,000 touches would measure "
+        + "the queue's fsyncs: each cycle is a complete pam_start_confdir/pam_authenticate/pam_end that loads and checks the record "
+        + "and honours a match made minutes earlier, without a sensor wait. Item 4b queues a real touch before every cycle (not timed).",
+      "State folders live under build/bench-work on the build disk (the module's default /var/lib/localauth would be on the same "
+        + "kind of disk), except for 1c and 6e–6h, which put them on tmpfs (/dev/shm) to separate the CPU's work from the disk's: every "
+        + "successful match or passcode check writes the user's record with two fsyncs (file and folder), which pam_permit and pam_unix never do.",
+      "Item 5 uses BiometricSimulator and SimulatedMatcher from LocalAuthCore with fixed seeds: \(grouped(Int64(counts.matcherTemplates))) "
+        + "enrolled templates (8 good captures each) against \(grouped(Int64(counts.matcherImpostors))) impostor captures at typical quality, "
+        + "and \(grouped(Int64(counts.genuineCaptures))) fresh genuine captures for each of \(grouped(Int64(counts.genuineTemplates))) templates. "
+        + "Intervals are Wilson 95%. In build/bench.json every median also has a distribution-free 95% confidence interval (median_ci95).",
+      "The machine is shared with other builds: absolute times are noisy, the pair-by-pair ratios are the figures to read.",
+    ] + report.notes
+
+    report.duration = monotonicSeconds() - began
+    say("")
+    say(report.consoleText())
+    if let paths {
+      if let user = benchUser { user.remove(log: paths.log) }
+      Spawn.setup(["/bin/cp", paths.log, paths.build + "/bench.log"])
+      paths.removeWork()
+    }
+    do {
+      try writeFile(jsonPath, report.json().rendered() + "\n", mode: 0o644)
+      say("Wrote \(jsonPath).")
+      if let docPath {
+        try writeFile(docPath, report.markdown(), mode: 0o644)
+        say("Wrote \(docPath).")
+      }
+      if let readmePath = option("--readme") {
+        if let text = readText(readmePath), let updated = Report.replacingSection(in: text, with: report.readmeSection()) {
+          try writeFile(readmePath, updated, mode: 0o644)
+          say("Wrote the PERFORMANCE section of \(readmePath).")
+        } else {
+          say("\(readmePath) has no <!-- PERFORMANCE:BEGIN --> … <!-- PERFORMANCE:END --> section; left alone.")
+        }
+      }
+    } catch {
+      say("Could not write the results: \(error)")
+    }
+  }
+}
+
+/// Prints a line at once (unbuffered), so that progress shows while make runs.
+func say(_ text: String) {
+  let line = text + "\n"
+  _ = line.withCString { write(1, $0, strlen($0)) }
+}
+
+/// Ctrl-C or a kill in the middle of a run still removes the benchmark user and the scratch folders.
+enum Interruption {
+  nonisolated(unsafe) private static var cleanup: (() -> Void)?
+
+  /// Installs SIGINT and SIGTERM handlers that clean up and exit.
+  static func arm(user: BenchUser, paths: BenchPaths) {
+    cleanup = {
+      user.remove(log: paths.log)
+      paths.removeWork()
+    }
+    let handler: @convention(c) (Int32) -> Void = { signal in
+      say("Interrupted: removing the benchmark user and scratch folders.")
+      Interruption.cleanup?()
+      _exit(128 + signal)
+    }
+    signal(SIGINT, handler)
+    signal(SIGTERM, handler)
+  }
+}

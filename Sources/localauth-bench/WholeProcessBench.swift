@@ -1,0 +1,212 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Items 1 and 3: whole `pamtester SERVICE USER authenticate` processes through pam_wrapper, the biometric
+/// path against pam_permit.so, with a third run that only loads the module, to show where the cost is.
+/// Item 2 (the passcode path) is in PasscodeBench.
+struct WholeProcessBench {
+  let paths: BenchPaths
+  let user: BenchUser
+  let passcode: String
+  let cost: UInt
+  let pamtester: String
+  let counts: BenchCounts
+
+  var secretFile: String { paths.work + "/secret.in" }
+
+  func run(into report: inout Report) throws {
+    try writeFile(secretFile, passcode + "\n")
+    let permit = paths.securityDir + "/pam_permit.so"
+    let bio = try BenchState(
+      root: paths.work + "/state-bio", user: user.name, modality: .touchID, items: ["right-index"], passcode: passcode, cost: cost)
+    let module = "\(paths.module) conf=\(paths.conf) state_dir=\(bio.root) timeout=2"
+    try paths.writeService("wp-permit", permit)
+    try paths.writeService("wp-bio", module)
+    // pam_permit answers first, so pam_localauth is loaded (dlopen, runtime start-up) but never called.
+    try paths.writeStack("wp-load", ["sufficient " + permit, "required " + module])
+
+    // The same path with the state folder on tmpfs, where the record's fsyncs cost nothing: the disk's share.
+    let memory = try paths.memoryWork.map { folder in
+      try BenchState(root: folder + "/state-bio", user: user.name, modality: .touchID, items: ["right-index"], passcode: passcode, cost: cost)
+    }
+    if let memory { try paths.writeService("wp-bio-tmpfs", "\(paths.module) conf=\(paths.conf) state_dir=\(memory.root) timeout=2") }
+
+    // The reboot rule asks for the passcode first in every boot: one passcode authentication, as a user would.
+    for service in ["wp-bio"] + (memory == nil ? [] : ["wp-bio-tmpfs"]) {
+      let first = pamtester(service, stdin: secretFile)
+      guard first.exitCode == 0 else { throw SetupError("The setup passcode authentication failed (exit \(first.exitCode); see \(paths.log)).") }
+    }
+
+    var runs = [{ pamtester("wp-bio") }, { pamtester("wp-permit") }, { pamtester("wp-load") }]
+    if memory != nil { runs.append({ pamtester("wp-bio-tmpfs") }) }
+    let timing = rotate(
+      rounds: counts.wholeProcessPairs, warmUp: 3, before: { touch(bio) && (memory.map { touch($0) } ?? true) }, runs: runs,
+      onFailure: {
+        bio.clearQueue()
+        memory?.clearQueue()
+      })
+    report.figures.append(biometricFigure(timing))
+    report.figures.append(loadFigure(timing))
+    if memory != nil { report.figures.append(memoryStateFigure(timing)) }
+    try PasscodeBench(whole: self).run(into: &report)
+    report.figures.append(memoryFigure(bio))
+  }
+
+  func pamtester(_ service: String, stdin: String = "/dev/null") -> ProcessResult {
+    Spawn.run([pamtester, service, user.name, "authenticate"], environment: paths.wrapperEnvironment, stdinPath: stdin, logPath: paths.log)
+  }
+
+  /// Queues one good touch of the enrolled finger with `localauthctl touch` (not timed).
+  private func touch(_ state: BenchState) -> Bool {
+    Spawn.setup([paths.ctl, "touch", user.name, "right-index", "--state-dir", state.root, "--quality", "0.9"], logPath: paths.log)
+  }
+
+  /// The measurements of one rotation: one column per command, one row per round where every run succeeded.
+  struct Rounds {
+    /// columns[k][i]: command k's measurement in round i.
+    var columns: [[Double]]
+    /// Rounds dropped because a run failed.
+    var failures = 0
+
+    /// Command `k` compared with command `reference`, pair by pair.
+    func pairs(_ k: Int, against reference: Int) -> PairedSamples {
+      var samples = PairedSamples()
+      for (a, b) in zip(columns[k], columns[reference]) { samples.add(subject: a, reference: b) }
+      samples.failures = failures
+      return samples
+    }
+  }
+
+  /// Runs every command once per round, rotating which goes first (A B C, B C A, …), after `warmUp` rounds.
+  func rotate(
+    rounds: Int, warmUp: Int, before: () -> Bool, runs: [() -> ProcessResult],
+    measure: (ProcessResult) -> Double = { $0.seconds }, onFailure: () -> Void = {}
+  ) -> Rounds {
+    var result = Rounds(columns: Array(repeating: [], count: runs.count))
+    for round in 0..<(warmUp + rounds) {
+      guard before() else {
+        result.failures += 1
+        continue
+      }
+      var values = [Double](repeating: 0, count: runs.count)
+      var ok = true
+      for step in 0..<runs.count {
+        let k = (round + step) % runs.count
+        let r = runs[k]()
+        if r.exitCode != 0 { ok = false }
+        values[k] = measure(r)
+      }
+      guard ok else {
+        result.failures += 1
+        onFailure()
+        continue
+      }
+      if round >= warmUp { for k in 0..<runs.count { result.columns[k].append(values[k]) } }
+    }
+    return result
+  }
+
+  private func biometricFigure(_ timing: Rounds) -> Figure {
+    let samples = timing.pairs(0, against: 1)
+    let ours = Summary(samples.subject)
+    let reference = Summary(samples.reference)
+    let ratio = Summary(samples.ratios)
+    let extra = Summary(samples.differences)
+    let met = ratio.map { $0.median <= 2.0 }
+    return Figure(
+      id: "1", name: "Whole process, biometric path vs pam_permit (pamtester + pam_wrapper)",
+      ours: describe(ours, scale: 1e3, unit: "ms"), reference: describe(reference, scale: 1e3, unit: "ms"),
+      comparison: describeRatio(ratio), target: "≤ 2.00×", verdict: verdict(met),
+      meaning: "A fingerprint sudo spends \(extra.map { fixed($0.median * 1e3, 1) } ?? "n/a") ms more in PAM than a stack that checks nothing "
+        + "(\(ours.map { fixed($0.median * 1e3, 1) } ?? "n/a") ms for the whole pamtester process, touch already on the sensor): invisible beside the second it takes to lift a finger.",
+      json: .object([
+        ("unit", .string("ms")), ("subject", ours?.json(scale: 1e3) ?? .null), ("reference", reference?.json(scale: 1e3) ?? .null),
+        ("ratio", ratio?.json() ?? .null), ("difference_ms", extra?.json(scale: 1e3) ?? .null),
+        ("failed_rounds", .number(Double(samples.failures))), ("target_ratio", .number(2.0)),
+      ]))
+  }
+
+  private func loadFigure(_ timing: Rounds) -> Figure {
+    let load = timing.pairs(2, against: 1)
+    let work = timing.pairs(0, against: 2)
+    let ours = Summary(load.subject)
+    let reference = Summary(load.reference)
+    let ratio = Summary(load.ratios)
+    let loadCost = Summary(load.differences)
+    let workCost = Summary(work.differences)
+    return Figure(
+      id: "1b", name: "Whole process, pam_localauth loaded but not called (pam_permit sufficient first) vs pam_permit",
+      ours: describe(ours, scale: 1e3, unit: "ms"), reference: describe(reference, scale: 1e3, unit: "ms"),
+      comparison: describeRatio(ratio), target: "—", verdict: "—",
+      meaning: "Of figure 1's extra time, \(loadCost.map { fixed($0.median * 1e3, 1) } ?? "n/a") ms is loading the module and starting its Swift runtime, "
+        + "\(workCost.map { fixed($0.median * 1e3, 1) } ?? "n/a") ms the authentication itself (reading the state, taking the touch, matching, writing the record).",
+      json: .object([
+        ("unit", .string("ms")), ("subject", ours?.json(scale: 1e3) ?? .null), ("reference", reference?.json(scale: 1e3) ?? .null),
+        ("ratio", ratio?.json() ?? .null), ("load_ms", loadCost?.json(scale: 1e3) ?? .null),
+        ("authentication_ms", workCost?.json(scale: 1e3) ?? .null),
+      ]))
+  }
+
+  private func memoryStateFigure(_ timing: Rounds) -> Figure {
+    let samples = timing.pairs(3, against: 1)
+    let ours = Summary(samples.subject)
+    let reference = Summary(samples.reference)
+    let ratio = Summary(samples.ratios)
+    let disk = Summary(timing.pairs(0, against: 3).differences)
+    return Figure(
+      id: "1c", name: "Whole process, biometric path with the state folder on tmpfs (no disk flush) vs pam_permit",
+      ours: describe(ours, scale: 1e3, unit: "ms"), reference: describe(reference, scale: 1e3, unit: "ms"),
+      comparison: describeRatio(ratio), target: "—", verdict: "—",
+      meaning: "Waiting for the disk to confirm the user's record (two fsyncs) accounts for "
+        + "\(disk.map { fixed($0.median * 1e3, 1) } ?? "n/a") ms of figure 1 on this machine; without it a fingerprint sudo costs \(ratio.map { fixed($0.median, 2) } ?? "n/a")× pam_permit.",
+      json: .object([
+        ("unit", .string("ms")), ("subject", ours?.json(scale: 1e3) ?? .null), ("reference", reference?.json(scale: 1e3) ?? .null),
+        ("ratio", ratio?.json() ?? .null), ("disk_flush_ms", disk?.json(scale: 1e3) ?? .null),
+      ]))
+  }
+
+  private func memoryFigure(_ bio: BenchState) -> Figure {
+    let output = paths.work + "/time.out"
+    let timeTool = access("/usr/bin/time", X_OK) == 0 ? "/usr/bin/time" : nil
+    func measured(_ service: String) -> ProcessResult {
+      guard let timeTool else { return pamtester(service) }
+      unlink(output)
+      let r = Spawn.run(
+        [timeTool, "-f", "%M", "-o", output, pamtester, service, user.name, "authenticate"], environment: paths.wrapperEnvironment,
+        logPath: paths.log)
+      let kib = readText(output).flatMap { Double($0.split(separator: "\n").last.map(String.init)?.trimmed() ?? "") } ?? 0
+      return ProcessResult(seconds: r.seconds, exitCode: r.exitCode, maxResidentKiB: kib)
+    }
+    let rounds = rotate(
+      rounds: counts.memoryPairs, warmUp: 1, before: { touch(bio) },
+      runs: [{ measured("wp-bio") }, { measured("wp-permit") }, { measured("wp-load") }], measure: { $0.maxResidentKiB },
+      onFailure: { bio.clearQueue() })
+    let samples = rounds.pairs(0, against: 1)
+    let a = Summary(samples.subject)
+    let b = Summary(samples.reference)
+    let extra = Summary(samples.differences)
+    let loadOnly = Summary(rounds.pairs(2, against: 1).differences)
+    let met = extra.map { $0.median <= 2048 }
+    let mib = 1.0 / 1024
+    return Figure(
+      id: "3", name: "Peak resident memory of pamtester, biometric path vs pam_permit (\(timeTool == nil ? "wait4" : "/usr/bin/time -f %M"))",
+      ours: describe(a, scale: mib, unit: "MiB"), reference: describe(b, scale: mib, unit: "MiB"),
+      comparison: extra.map { "+" + fixed($0.median * mib, 2) + " MiB (" + fixed($0.p25 * mib, 2) + "–" + fixed($0.p75 * mib, 2) + ")" } ?? "n/a",
+      target: "≤ +2 MiB", verdict: verdict(met),
+      meaning: "Loading pam_localauth into sudo, login or a screen locker adds \(extra.map { fixed($0.median * mib, 1) } ?? "n/a") MiB "
+        + "to that process's peak memory (\(loadOnly.map { fixed($0.median * mib, 1) } ?? "n/a") MiB of it just by being loaded: the statically linked Swift runtime's pages).",
+      json: .object([
+        ("unit", .string("KiB")), ("subject", a?.json() ?? .null), ("reference", b?.json() ?? .null),
+        ("difference_kib", extra?.json() ?? .null), ("load_only_difference_kib", loadOnly?.json() ?? .null),
+        ("failed_rounds", .number(Double(samples.failures))), ("tool", .string(timeTool ?? "wait4")),
+        ("target_difference_kib", .number(2048)),
+      ]))
+  }
+}
+
+/// "yes", "NO" or "—".
+func verdict(_ met: Bool?) -> String {
+  guard let met else { return "—" }
+  return met ? "yes" : "NO"
+}
