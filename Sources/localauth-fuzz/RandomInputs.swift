@@ -30,7 +30,7 @@ enum RandomInputs {
       record.passcodeNextAllowed = WallTime(seconds: 1_800_000_060)
       record.features = ["sudo", "login"]
       var text = Array(StateCodec.encode(record).dropLast(StateCodec.endMarker.utf8.count + 1))
-      text += Array("reuse 1800000000.0 b d1\ntemplate touchID 1.0 right-index 0.5,0.5\n\(StateCodec.endMarker)\n".utf8)
+      text += Array("reuse 1800000000.0 b d1\ntemplate touchID 1.0 right-index 3f000000,bf000000\n\(StateCodec.endMarker)\n".utf8)
       return [text, StateCodec.encode(UserRecord()), Array("localauth-state 2\n".utf8)]
     }
   }

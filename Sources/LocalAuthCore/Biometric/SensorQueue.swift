@@ -78,7 +78,7 @@ public struct SensorQueue {
     case .timeout: lines.append("kind timeout")
     case .sample(let s):
       lines += ["kind sample", "modality \(s.modality.rawValue)", "quality \(s.quality)",
-        "features " + s.features.map { String($0) }.joined(separator: ",")]
+        "features " + FloatVectorText.encode(s.features)]
     }
     return Array((lines.joined(separator: "\n") + "\n").utf8)
   }
@@ -105,8 +105,9 @@ public struct SensorQueue {
         let quality = fields["quality"].flatMap(Double.init), quality.isFinite,
         let raw = fields["features"]
       else { throw .corrupt(path: path, reason: "bad sample") }
-      let features = raw.split(separator: ",").compactMap { Float($0) }
-      guard features.count == MatcherCalibration.dimension, features.allSatisfy(\.isFinite) else {
+      guard let features = FloatVectorText.decode(raw, dimension: MatcherCalibration.dimension),
+        features.allSatisfy(\.isFinite)
+      else {
         throw .corrupt(path: path, reason: "bad features")
       }
       event = .sample(BiometricSample(modality: modality, quality: quality, features: features))

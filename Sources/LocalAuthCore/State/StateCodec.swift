@@ -31,7 +31,7 @@ public enum StateCodec {
     if let reuse = record.reuse { put("reuse", "\(reuse.at) \(reuse.bootID) \(reuse.domainState)") }
     for feature in record.features.sorted() { put("feature", feature) }
     for t in record.templates {
-      put("template", "\(t.modality.rawValue) \(t.enrolledAt) \(t.name) " + t.features.map { String($0) }.joined(separator: ","))
+      put("template", "\(t.modality.rawValue) \(t.enrolledAt) \(t.name) " + FloatVectorText.encode(t.features))
     }
     lines.append(endMarker)
     return Array((lines.joined(separator: "\n") + "\n").utf8)
@@ -45,12 +45,12 @@ public enum StateCodec {
       throw .corrupt(path: path, reason: "the file is not valid UTF-8")
     }
     guard bytes.last == UInt8(ascii: "\n") else { throw .corrupt(path: path, reason: "the file is truncated") }
-    var lines = text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
+    var lines = Array(text.split(separator: "\n", omittingEmptySubsequences: false).dropLast())
     guard !lines.isEmpty else { throw .corrupt(path: path, reason: "the header is missing") }
     let header = lines.removeFirst().split(separator: " ", omittingEmptySubsequences: false)
     guard header.count == 2, header[0] == magic else { throw .corrupt(path: path, reason: "the header is missing") }
     guard header[1] == String(currentVersion) else { throw .unsupportedVersion(path: path, found: String(header[1].prefix(32))) }
-    guard lines.last == endMarker else { throw .corrupt(path: path, reason: "the file is truncated") }
+    guard let last = lines.last, last == endMarker else { throw .corrupt(path: path, reason: "the file is truncated") }
     lines.removeLast()
 
     var record = UserRecord()
@@ -60,22 +60,22 @@ public enum StateCodec {
       func fail(_ why: String) -> StateError { .corrupt(path: path, reason: "line \(lineNumber): \(why)") }
       guard line != endMarker else { throw fail("text after the end line") }
       guard let space = line.firstIndex(of: " ") else { throw fail("no value") }
-      let key = String(line[..<space])
-      let value = String(line[line.index(after: space)...])
+      let key = line[..<space]
+      let value = line[line.index(after: space)...]
       if key != "feature" && key != "template" {
-        guard seen.insert(key).inserted else { throw fail("duplicate key \(key.prefix(40))") }
+        guard seen.insert(String(key)).inserted else { throw fail("duplicate key \(key.prefix(40))") }
       }
       func count() throws(StateError) -> Int {
         guard let n = Int(value), n >= 0, n < 1_000_000_000 else { throw fail("bad count") }
         return n
       }
-      func time(_ raw: String) throws(StateError) -> WallTime {
+      func time(_ raw: Substring) throws(StateError) -> WallTime {
         guard let s = Double(raw), s.isFinite, s >= 0 else { throw fail("bad time") }
         return WallTime(seconds: s)
       }
-      func token(_ raw: String) throws(StateError) -> String {
+      func token(_ raw: Substring) throws(StateError) -> String {
         guard !raw.isEmpty, raw.utf8.count <= 512, !raw.contains(" ") else { throw fail("bad value") }
-        return raw
+        return String(raw)
       }
       switch key {
       case "passcode.hash": record.passcodeHash = try token(value)
@@ -91,29 +91,28 @@ public enum StateCodec {
       case "enrollment.domain-state": record.domainState = try token(value)
       case "enrollment.acknowledged": record.acknowledgedDomainState = try token(value)
       case "reuse":
-        let parts = value.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
+        let parts = value.split(separator: " ", omittingEmptySubsequences: false)
         guard parts.count == 3 else { throw fail("bad reuse stamp") }
         record.reuse = ReuseStamp(at: try time(parts[0]), bootID: try token(parts[1]), domainState: try token(parts[2]))
       case "feature":
-        guard isValidItemName(value), record.features.insert(value).inserted else { throw fail("bad feature") }
+        guard isValidItemName(String(value)), record.features.insert(String(value)).inserted else { throw fail("bad feature") }
       case "template":
-        let parts = value.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
-        guard parts.count == 4, let modality = Modality(rawValue: parts[0]), isValidItemName(parts[2]) else {
+        let parts = value.split(separator: " ", omittingEmptySubsequences: false)
+        guard parts.count == 4, let modality = Modality(rawValue: String(parts[0])), isValidItemName(String(parts[2])) else {
           throw fail("bad template")
         }
-        let numbers = parts[3].split(separator: ",", omittingEmptySubsequences: false)
-        guard numbers.count == MatcherCalibration.dimension else { throw fail("bad template length") }
-        var features: [Float] = []
-        features.reserveCapacity(numbers.count)
-        for n in numbers {
-          guard let f = Float(n), f.isFinite, abs(f) <= 1 else { throw fail("bad template value") }
-          features.append(f)
+        let name = String(parts[2])
+        let groups = 1 + parts[3].utf8.reduce(0) { $1 == UInt8(ascii: ",") ? $0 + 1 : $0 }
+        guard groups == MatcherCalibration.dimension else { throw fail("bad template length") }
+        guard let features = FloatVectorText.decode(parts[3], dimension: MatcherCalibration.dimension) else {
+          throw fail("bad template value")
         }
-        guard !record.templates.contains(where: { $0.name == parts[2] }),
+        guard features.allSatisfy({ $0.isFinite && abs($0) <= 1 }) else { throw fail("bad template value") }
+        guard !record.templates.contains(where: { $0.name == name }),
           record.templates.count < modality.maximumEnrolled
         else { throw fail("too many or duplicate templates") }
         record.templates.append(
-          BiometricTemplate(name: parts[2], modality: modality, features: features, enrolledAt: try time(parts[1])))
+          BiometricTemplate(name: name, modality: modality, features: features, enrolledAt: try time(parts[1])))
       default:
         throw fail("unknown key \(key.prefix(40))")
       }
