@@ -1,0 +1,43 @@
+#!/bin/bash
+# Regenerates module-order.txt: the functions of the module (Swift runtime, stdlib, libstdc++ and ours) that
+# loading it and one biometric and one passcode authentication run, as callgrind sees them under pamtester
+# and pam_wrapper. The Makefile's module target hands the list to lld (--symbol-ordering-file) so that those
+# functions sit together and a sudo faults in fewer pages. Needs root, valgrind, pamtester, libpam-wrapper.
+# Usage (after make module tools): bash scripts/module-order.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+module=$PWD/.build-module/release/libpam_localauth.so   # unstripped: callgrind needs the names
+ctl=$PWD/build/localauthctl
+user=laorder$$
+work=$(mktemp -d /tmp/localauth-order.XXXXXX)
+trap 'userdel "$user" 2>/dev/null || true; rm -rf "$work"' EXIT
+useradd -M "$user"
+mkdir -m 0700 "$work/state" "$work/pam"
+printf 'hash_cost=1\n' > "$work/conf"
+"$ctl" enroll "$user" right-index --state-dir "$work/state" >/dev/null
+echo 123456 | "$ctl" passcode set "$user" --state-dir "$work/state" --conf "$work/conf" >/dev/null
+echo "auth required $module conf=$work/conf state_dir=$work/state timeout=2" > "$work/pam/bio"
+echo "auth required $module conf=$work/conf state_dir=$work/state sensor=none" > "$work/pam/passcode"
+run() { LD_PRELOAD=libpam_wrapper.so PAM_WRAPPER=1 PAM_WRAPPER_SERVICE_DIR=$work/pam "$@"; }
+echo 123456 | run valgrind --tool=callgrind --demangle=no --callgrind-out-file="$work/cg.passcode" \
+  pamtester passcode "$user" authenticate >/dev/null 2>&1
+"$ctl" touch "$user" right-index --state-dir "$work/state" --quality 0.9 >/dev/null
+run valgrind --tool=callgrind --demangle=no --callgrind-out-file="$work/cg.bio" pamtester bio "$user" authenticate >/dev/null 2>&1
+nm "$module" | awk '$2 ~ /^[tTwW]$/ {print $3}' > "$work/defined"
+python3 - "$work/defined" "$work/cg.bio" "$work/cg.passcode" > module-order.txt <<'PY'
+import re, sys
+defined = set(open(sys.argv[1]).read().split())
+seen, order = set(), []
+for path in sys.argv[2:]:
+  names = {}
+  for line in open(path):
+    m = re.match(r'^c?fn=\((\d+)\)(?: (.*))?$', line.rstrip('\n'))
+    if not m: continue
+    if m.group(2): names[m.group(1)] = m.group(2)
+    name = names.get(m.group(1))
+    if name in defined and name not in seen:
+      seen.add(name)
+      order.append(name)
+print('\n'.join(order))
+PY
+echo "module-order.txt: $(wc -l < module-order.txt) functions"
