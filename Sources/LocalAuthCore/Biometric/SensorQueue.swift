@@ -86,10 +86,10 @@ public struct SensorQueue {
   static func decode(_ bytes: [UInt8], path: String) throws(StateError) -> Entry {
     guard let text = String(validating: bytes, as: UTF8.self) else { throw .corrupt(path: path, reason: "not UTF-8") }
     var fields: [String: String] = [:]
-    let lines = text.split(separator: "\n")
+    let lines = text.fields(separatedBy: UInt8(ascii: "\n")).filter { !$0.isEmpty }
     guard lines.first == "localauth-event 1" else { throw .corrupt(path: path, reason: "bad header") }
     for line in lines.dropFirst() {
-      guard let space = line.firstIndex(of: " ") else { throw .corrupt(path: path, reason: "bad line") }
+      guard let space = line.firstIndex(ofByte: UInt8(ascii: " ")) else { throw .corrupt(path: path, reason: "bad line") }
       fields[String(line[..<space])] = String(line[line.index(after: space)...])
     }
     guard let created = fields["created"].flatMap(Double.init), created.isFinite else {

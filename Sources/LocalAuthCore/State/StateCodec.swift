@@ -45,9 +45,9 @@ public enum StateCodec {
       throw .corrupt(path: path, reason: "the file is not valid UTF-8")
     }
     guard bytes.last == UInt8(ascii: "\n") else { throw .corrupt(path: path, reason: "the file is truncated") }
-    var lines = Array(text.split(separator: "\n", omittingEmptySubsequences: false).dropLast())
+    var lines = Array(text.fields(separatedBy: UInt8(ascii: "\n")).dropLast())
     guard !lines.isEmpty else { throw .corrupt(path: path, reason: "the header is missing") }
-    let header = lines.removeFirst().split(separator: " ", omittingEmptySubsequences: false)
+    let header = lines.removeFirst().fields(separatedBy: UInt8(ascii: " "))
     guard header.count == 2, header[0] == magic else { throw .corrupt(path: path, reason: "the header is missing") }
     guard header[1] == String(currentVersion) else { throw .unsupportedVersion(path: path, found: String(header[1].prefix(32))) }
     guard let last = lines.last, last == endMarker else { throw .corrupt(path: path, reason: "the file is truncated") }
@@ -59,7 +59,7 @@ public enum StateCodec {
       let lineNumber = index + 2
       func fail(_ why: String) -> StateError { .corrupt(path: path, reason: "line \(lineNumber): \(why)") }
       guard line != endMarker else { throw fail("text after the end line") }
-      guard let space = line.firstIndex(of: " ") else { throw fail("no value") }
+      guard let space = line.firstIndex(ofByte: UInt8(ascii: " ")) else { throw fail("no value") }
       let key = line[..<space]
       let value = line[line.index(after: space)...]
       if key != "feature" && key != "template" {
@@ -74,7 +74,7 @@ public enum StateCodec {
         return WallTime(seconds: s)
       }
       func token(_ raw: Substring) throws(StateError) -> String {
-        guard !raw.isEmpty, raw.utf8.count <= 512, !raw.contains(" ") else { throw fail("bad value") }
+        guard !raw.isEmpty, raw.utf8.count <= 512, !raw.contains(byte: UInt8(ascii: " ")) else { throw fail("bad value") }
         return String(raw)
       }
       switch key {
@@ -91,13 +91,13 @@ public enum StateCodec {
       case "enrollment.domain-state": record.domainState = try token(value)
       case "enrollment.acknowledged": record.acknowledgedDomainState = try token(value)
       case "reuse":
-        let parts = value.split(separator: " ", omittingEmptySubsequences: false)
+        let parts = value.fields(separatedBy: UInt8(ascii: " "))
         guard parts.count == 3 else { throw fail("bad reuse stamp") }
         record.reuse = ReuseStamp(at: try time(parts[0]), bootID: try token(parts[1]), domainState: try token(parts[2]))
       case "feature":
         guard isValidItemName(String(value)), record.features.insert(String(value)).inserted else { throw fail("bad feature") }
       case "template":
-        let parts = value.split(separator: " ", omittingEmptySubsequences: false)
+        let parts = value.fields(separatedBy: UInt8(ascii: " "))
         guard parts.count == 4, let modality = Modality(rawValue: String(parts[0])), isValidItemName(String(parts[2])) else {
           throw fail("bad template")
         }
