@@ -10,6 +10,12 @@ public final class FileStateStore: StateStore {
   /// Creates a store over `root` (default /var/lib/localauth).
   public init(root: String = FileStateStore.defaultRoot) { self.root = root }
 
+  /// The last record this store decoded, with the exact bytes it came from. Every read still reads the file
+  /// (under the lock in `update`); only when the bytes are identical is decoding them again skipped, so a
+  /// successful authentication (lock-free load, then the locked read-modify-write) decodes the record once.
+  private var lastDecoded: (path: String, bytes: [UInt8], record: UserRecord)?
+  private let lastDecodedLock = Mutex()
+
   /// The default state folder.
   public static let defaultRoot = "/var/lib/localauth"
 
@@ -55,7 +61,10 @@ public final class FileStateStore: StateStore {
   private func read(_ user: UserName) throws -> UserRecord? {
     let path = recordPath(user)
     guard let bytes = try FileSyscalls.readTrustedFile(path, limit: StateCodec.maximumSize) else { return nil }
-    return try StateCodec.decode(bytes, path: path)
+    if let last = lastDecodedLock.withLock({ lastDecoded }), last.path == path, last.bytes == bytes { return last.record }
+    let record = try StateCodec.decode(bytes, path: path)
+    lastDecodedLock.withLock { lastDecoded = (path, bytes, record) }
+    return record
   }
 
   /// Checks (or creates) the folders; false when the state folder does not exist and `creating` is false.
