@@ -12,6 +12,13 @@ public enum StateCodec {
   /// The largest state file accepted.
   public static let maximumSize = 256 * 1024
 
+  /// The keys that may appear at most once (every key but `feature` and `template`).
+  static let singleKeys = [
+    "passcode.hash", "passcode.failures", "passcode.last-wrong", "passcode.next-allowed", "passcode.last-success",
+    "passcode.last-success-boot", "biometry.failures", "biometry.last-success", "success.last", "enrollment.generation",
+    "enrollment.domain-state", "enrollment.acknowledged", "reuse",
+  ]
+
   /// Encodes a record.
   public static func encode(_ record: UserRecord) -> [UInt8] {
     var lines = ["\(magic) \(currentVersion)"]
@@ -54,7 +61,7 @@ public enum StateCodec {
     lines.removeLast()
 
     var record = UserRecord()
-    var seen: Set<String> = []
+    var seen: UInt32 = 0  // one bit per key of `singleKeys` already read
     for (index, line) in lines.enumerated() {
       let lineNumber = index + 2
       func fail(_ why: String) -> StateError { .corrupt(path: path, reason: "line \(lineNumber): \(why)") }
@@ -63,7 +70,10 @@ public enum StateCodec {
       let key = line[..<space]
       let value = line[line.index(after: space)...]
       if key != "feature" && key != "template" {
-        guard seen.insert(String(key)).inserted else { throw fail("duplicate key \(key.prefix(40))") }
+        if let slot = singleKeys.firstIndex(where: { key == $0 }) {
+          guard seen & (1 << slot) == 0 else { throw fail("duplicate key \(key.prefix(40))") }
+          seen |= 1 << slot
+        }
       }
       func count() throws(StateError) -> Int {
         guard let n = Int(value), n >= 0, n < 1_000_000_000 else { throw fail("bad count") }
