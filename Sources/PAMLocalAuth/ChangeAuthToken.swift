@@ -6,6 +6,8 @@ import LocalAuthCore
 /// PAM calls it twice. With PAM_PRELIM_CHECK it only checks that the user is known and the state is
 /// reachable. With PAM_UPDATE_AUTHTOK it asks for the current passcode (when one is set and the real uid
 /// is not root), checked by the core under the same delay rules as authentication, then for the new one twice.
+/// A user who has no passcode cannot set the first one: whoever holds the user's session could otherwise give
+/// themselves a passcode that sudo accepts without ever knowing the Unix password. The administrator sets it.
 enum ChangeAuthToken {
   /// The prompts, as passwd words them.
   static let currentTitle = "Current passcode"
@@ -22,6 +24,11 @@ enum ChangeAuthToken {
     }
     guard context.flags & CInt(PAM_UPDATE_AUTHTOK) != 0 else { throw PAMFailure.notApplicable }
 
+    if record?.passcodeHash == nil && PAMHandle.realUserID != 0 {
+      try context.dependencies.prompter.error("No passcode is set; ask the administrator to set one (localauthctl passcode set).")
+      context.log.log(.notice, "Passcode change for user \(user) refused: only root may set a first passcode.")
+      throw PAMFailure.firstPasscodeNeedsRoot
+    }
     if record?.passcodeHash != nil && PAMHandle.realUserID != 0 {
       let outcome = try verifyCurrent(user, context)
       guard outcome.isSuccess else {

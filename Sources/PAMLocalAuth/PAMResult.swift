@@ -15,6 +15,8 @@ enum PAMFailure: Error, Equatable {
   case notApplicable
   /// The new passcode was refused (the two entries differ).
   case authTokenRejected
+  /// A user without a passcode tried to set the first one: only root may (it would open a path to sudo).
+  case firstPasscodeNeedsRoot
 }
 
 /// What the module decided on its own, without an evaluation: each becomes a PAM code below.
@@ -79,6 +81,7 @@ enum PAMResult {
       case .badArguments: return PAM_SERVICE_ERR
       case .notApplicable: return PAM_IGNORE
       case .authTokenRejected: return PAM_AUTHTOK_ERR
+      case .firstPasscodeNeedsRoot: return PAM_PERM_DENIED
       }
     case let prompt as PromptError:
       return prompt == .conversationAgain ? PAM_INCOMPLETE : PAM_CONV_ERR

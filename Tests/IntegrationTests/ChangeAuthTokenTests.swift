@@ -91,11 +91,22 @@ extension RealPAM {
       }
     }
 
-    @Test("a user without a passcode sets one without being asked for a current one")
-    func firstPasscode() throws {
+    @Test("a user without a passcode may not set the first one: PAM_PERM_DENIED, nothing asked or written")
+    func firstPasscodeNeedsRoot() throws {
       try withSandbox { s in
         try prepare(s, passcode: false)
         let run = try s.harness(answers: ["2468", "2468"], operations: ["chauthtok"], ["--real-uid", "\(s.uid)"])
+        #expect(run.results == ["PAM_PERM_DENIED"])
+        #expect(run.messages == ["error: No passcode is set; ask the administrator to set one (localauthctl passcode set)."])
+        #expect(try authenticate(s, with: "2468") != "PAM_SUCCESS")
+      }
+    }
+
+    @Test("root sets a user's first passcode without a current one")
+    func firstPasscodeByRoot() throws {
+      try withSandbox { s in
+        try prepare(s, passcode: false)
+        let run = try s.harness(answers: ["2468", "2468"], operations: ["chauthtok"])
         #expect(run.results == ["PAM_SUCCESS"])
         #expect(run.messages == Self.newPrompts + ["info: Passcode changed."])
         #expect(try authenticate(s, with: "2468") == "PAM_SUCCESS")

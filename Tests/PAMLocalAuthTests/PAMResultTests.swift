@@ -64,6 +64,7 @@ struct PAMResultTests {
     (PAMFailure.badArguments, PAM_SERVICE_ERR, "argv undecodable"),
     (PAMFailure.notApplicable, PAM_IGNORE, "not applicable"),
     (PAMFailure.authTokenRejected, PAM_AUTHTOK_ERR, "new passcodes differ"),
+    (PAMFailure.firstPasscodeNeedsRoot, PAM_PERM_DENIED, "a user may not set a first passcode"),
     (ConfigError.invalid(key: "timeout", value: "abc", expected: "seconds"), PAM_SERVICE_ERR, "malformed value"),
     (ConfigError.missingValue(key: "reason"), PAM_SERVICE_ERR, "missing value"),
     (ConfigError.unreadable(path: "/x", reason: "missing"), PAM_SERVICE_ERR, "conf= missing"),
