@@ -14,8 +14,10 @@ struct BenchCounts {
   var touchCycles: Int
   /// Item 5: enrolled templates per modality.
   var matcherTemplates: Int
-  /// Item 5: impostor captures per modality.
+  /// Item 5: impostor captures per modality, each scored against every template to time the matcher.
   var matcherImpostors: Int
+  /// Item 5: false-match trials per modality, each a fresh impostor against one template.
+  var impostorComparisons: Int
   /// Item 5: templates tested with genuine captures.
   var genuineTemplates: Int
   /// Item 5: genuine captures per template.
@@ -28,12 +30,12 @@ struct BenchCounts {
   /// `make bench`.
   static let full = BenchCounts(
     wholeProcessPairs: 150, passcodePairs: 60, memoryPairs: 20, loopCycles: 100_000, loopBlock: 1_000, touchCycles: 2_000,
-    matcherTemplates: 1_000, matcherImpostors: 100_000, genuineTemplates: 1_000, genuineCaptures: 102, scalingRounds: 300,
+    matcherTemplates: 1_000, matcherImpostors: 10_000, impostorComparisons: 100_000_000, genuineTemplates: 1_000, genuineCaptures: 102, scalingRounds: 300,
     crowd: 100_000)
 
   /// `make bench BENCH_QUICK=1`: a smoke run; figures are rough.
   static let quick = BenchCounts(
     wholeProcessPairs: 10, passcodePairs: 6, memoryPairs: 3, loopCycles: 10_000, loopBlock: 500, touchCycles: 200,
-    matcherTemplates: 200, matcherImpostors: 2_000, genuineTemplates: 200, genuineCaptures: 30, scalingRounds: 20,
+    matcherTemplates: 200, matcherImpostors: 2_000, impostorComparisons: 10_000_000, genuineTemplates: 200, genuineCaptures: 30, scalingRounds: 20,
     crowd: 10_000)
 }
