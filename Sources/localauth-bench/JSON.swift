@@ -1,3 +1,5 @@
+import LocalAuthCore
+
 /// A JSON value with ordered object keys, enough to write build/bench.json without Foundation.
 indirect enum JSON {
   case null
@@ -29,24 +31,5 @@ indirect enum JSON {
     }
   }
 
-  static func quote(_ s: String) -> String {
-    var out = "\""
-    for scalar in s.unicodeScalars {
-      switch scalar {
-      case "\"": out += "\\\""
-      case "\\": out += "\\\\"
-      case "\n": out += "\\n"
-      case "\t": out += "\\t"
-      case "\r": out += "\\r"
-      default:
-        if scalar.value < 0x20 {
-          let hex = String(scalar.value, radix: 16)
-          out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-        } else {
-          out.unicodeScalars.append(scalar)
-        }
-      }
-    }
-    return out + "\""
-  }
+  static func quote(_ s: String) -> String { jsonQuoted(s) }
 }
