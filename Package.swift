@@ -21,7 +21,9 @@ let package = Package(
     .systemLibrary(name: "CCrypt", pkgConfig: "libxcrypt", providers: [.apt(["libcrypt-dev"])]),
     .target(name: "LocalAuthCore", dependencies: ["CCrypt"]),
     .target(name: "LocalAuthentication", dependencies: ["LocalAuthCore"]),
-    .target(name: "PAMLocalAuth", dependencies: ["CPAM", "LocalAuthCore"]),
+    // The installable module's link-time C pieces (the Makefile's module target turns them on).
+    .target(name: "ModuleLink"),
+    .target(name: "PAMLocalAuth", dependencies: ["CPAM", "LocalAuthCore", "ModuleLink"]),
     .executableTarget(
       name: "localauthctl",
       dependencies: ["LocalAuthCore", .product(name: "ArgumentParser", package: "swift-argument-parser")]),

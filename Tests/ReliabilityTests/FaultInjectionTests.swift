@@ -125,6 +125,39 @@ struct FaultInjectionTests {
     report("crash safety: an update is, in order: " + tail.joined(separator: ", ") + " (paths under the state folder)")
   }
 
+  /// A write that only records a success (RecordDurability.swift) is flushed and renamed, without the folder's flush.
+  @Test func aSuccessWriteSkipsOnlyTheFolderFlush() throws {
+    defer { fileFaultInjector = nil }
+    let folder = TemporaryFolder("success-order")
+    let store = FileStateStore(root: folder.state)
+    let user = try UserName("alice")
+    try store.update(user) {
+      $0.passcodeHash = "$y$j9T$salt$hash"
+      $0.biometricFailures = 2
+    }
+    final class Trace: @unchecked Sendable { var calls: [String] = [] }
+    let trace = Trace()
+    let prefix = folder.state
+    fileFaultInjector = { operation, path in
+      if path.hasPrefix(prefix) { trace.calls.append(operation + " " + String(path.dropFirst(prefix.count))) }
+      return nil
+    }
+    try store.update(user) {
+      $0.biometricFailures = 0
+      $0.lastBiometricSuccess = WallTime(seconds: 1_000)
+      $0.lastSuccess = WallTime(seconds: 1_000)
+    }
+    let success = Array(trace.calls.drop(while: { $0 != "lock /locks/alice" }))
+    trace.calls = []
+    try store.update(user) { $0.biometricFailures = 1 }
+    let failure = Array(trace.calls.drop(while: { $0 != "lock /locks/alice" }))
+    fileFaultInjector = nil
+    #expect(Array(success.suffix(3)) == ["write /users/.alice.tmp", "fsync /users/.alice.tmp", "rename /users/alice"], "\(success)")
+    #expect(Array(failure.suffix(3)) == ["rename /users/alice", "open /users", "fsync /users"], "\(failure)")
+    #expect(try store.load(user)?.biometricFailures == 1 && store.load(user)?.lastSuccess == WallTime(seconds: 1_000))
+    report("crash safety: a success ends with " + success.suffix(3).joined(separator: ", ") + "; a failure with " + failure.suffix(3).joined(separator: ", "))
+  }
+
   @Test func storeOperationsFailingInTurnLoseNothing() throws {
     defer { fileFaultInjector = nil }
     // Every operation of the store itself, including remove (unlink) and users (list), fails in turn.

@@ -88,23 +88,47 @@ public enum OptionParser {
   }
 
   /// Turns configuration-file text into argument form: comments and blank lines dropped, `k = v` → `k=v`.
+  ///
+  /// Works on the UTF-8 bytes: lines end at "\n" (so "\r\n" files work), and only ASCII blanks are trimmed,
+  /// which keeps the module's start-up free of Unicode grapheme and scalar machinery.
   public static func fileLines(_ text: String) throws -> [String] {
     guard text.utf8.count <= maximumFileSize else { throw ConfigError.tooLarge(what: "file larger than \(maximumFileSize) bytes") }
     var entries: [String] = []
-    // Split on the newline scalar: as Characters, "\r\n" is one grapheme and would never split.
-    for raw in text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: true) {
-      let line = String(String.UnicodeScalarView(raw)).trimmingWhitespace()
-      if line.isEmpty || line.hasPrefix("#") { continue }
-      if let eq = line.firstIndex(of: "=") {
-        let key = String(line[..<eq]).trimmingWhitespace()
-        let value = String(line[line.index(after: eq)...]).trimmingWhitespace()
-        entries.append(key + "=" + unquote(value))
-      } else {
-        entries.append(line)
+    var text = text
+    text.withUTF8 { bytes in
+      func trimmed(_ range: Range<Int>) -> Range<Int> {
+        var (lower, upper) = (range.lowerBound, range.upperBound)
+        while lower < upper, isBlank(bytes[lower]) { lower += 1 }
+        while upper > lower, isBlank(bytes[upper - 1]) { upper -= 1 }
+        return lower..<upper
+      }
+      func string(_ range: Range<Int>) -> String { String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self) }
+      var start = 0
+      while start < bytes.count {
+        var end = start
+        while end < bytes.count, bytes[end] != UInt8(ascii: "\n") { end += 1 }
+        let line = trimmed(start..<end)
+        start = end + 1
+        if line.isEmpty || bytes[line.lowerBound] == UInt8(ascii: "#") { continue }
+        guard let eq = line.first(where: { bytes[$0] == UInt8(ascii: "=") }) else {
+          entries.append(string(line))
+          continue
+        }
+        var value = trimmed(eq + 1..<line.upperBound)
+        let quote = UInt8(ascii: "\"")
+        if value.count >= 2, bytes[value.lowerBound] == quote, bytes[value.upperBound - 1] == quote {
+          value = value.lowerBound + 1..<value.upperBound - 1
+        }
+        entries.append(string(trimmed(line.lowerBound..<eq)) + "=" + string(value))
       }
     }
     guard entries.count <= maximumEntries else { throw ConfigError.tooLarge(what: "more than \(maximumEntries) lines") }
     return entries
+  }
+
+  /// Space, tab, carriage return or newline.
+  private static func isBlank(_ byte: UInt8) -> Bool {
+    byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\r") || byte == UInt8(ascii: "\n")
   }
 
   /// Applies entries in order through the option table.
@@ -138,11 +162,6 @@ public enum OptionParser {
         _ = spec.apply(&options, value ?? "1")
       }
     }
-  }
-
-  private static func unquote(_ value: String) -> String {
-    if value.count >= 2, value.first == "\"", value.last == "\"" { return String(value.dropFirst().dropLast()) }
-    return value
   }
 
   static func seconds(_ value: String, in range: ClosedRange<Double>) -> Double? {

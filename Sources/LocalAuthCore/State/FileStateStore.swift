@@ -38,8 +38,11 @@ public final class FileStateStore: StateStore {
     var record = original ?? UserRecord()
     let result = try body(&record)
     if record != original {
+      // RecordDurability.swift: a write that only records a success need not wait for the folder's flush.
+      let flushFolder = !(original.map { record.onlyRecordsSuccess(over: $0) } ?? false)
       try FileSyscalls.atomicWrite(
-        StateCodec.encode(record), directory: usersDirectory, name: user.value, temporaryName: "." + user.value + ".tmp")
+        StateCodec.encode(record), directory: usersDirectory, name: user.value, temporaryName: "." + user.value + ".tmp",
+        flushFolder: flushFolder)
     }
     return result
   }

@@ -150,10 +150,13 @@ public enum FileSyscalls {
 
   /// Writes `bytes` to `directory/name` atomically: temporary file, fsync, rename, fsync of the folder.
   ///
+  /// `flushFolder: false` leaves out the last fsync, for writes whose loss to a power failure is harmless
+  /// (RecordDurability.swift); the record is never torn either way.
+  ///
   /// A caller that holds a lock for `name` passes a fixed `temporaryName`, so a writer killed mid-write
   /// leaves at most one stale temporary file, which the next writer replaces.
   public static func atomicWrite(
-    _ bytes: [UInt8], directory: String, name: String, temporaryName: String? = nil
+    _ bytes: [UInt8], directory: String, name: String, temporaryName: String? = nil, flushFolder: Bool = true
   ) throws(StateError) {
     let target = directory + "/" + name
     let temporary = directory + "/" + (temporaryName ?? ".\(name).\(getpid()).tmp")
@@ -185,7 +188,7 @@ public enum FileSyscalls {
       unlink(temporary)
       throw .io(path: temporary, operation: "write", errno: EIO)
     }
-    try syncDirectory(directory)
+    if flushFolder { try syncDirectory(directory) }
   }
 
   /// Flushes a folder's entries to disk, so that a rename survives a crash.

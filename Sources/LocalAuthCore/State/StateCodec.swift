@@ -21,8 +21,19 @@ public enum StateCodec {
 
   /// Encodes a record.
   public static func encode(_ record: UserRecord) -> [UInt8] {
-    var lines = ["\(magic) \(currentVersion)"]
-    func put(_ key: String, _ value: String?) { if let value { lines.append("\(key) \(value)") } }
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(2048 + 1536 * record.templates.count)
+    func line(_ text: String) {
+      bytes.append(contentsOf: text.utf8)
+      bytes.append(UInt8(ascii: "\n"))
+    }
+    func put(_ key: String, _ value: String?) {
+      guard let value else { return }
+      bytes.append(contentsOf: key.utf8)
+      bytes.append(UInt8(ascii: " "))
+      line(value)
+    }
+    line("\(magic) \(currentVersion)")
     put("passcode.hash", record.passcodeHash)
     put("passcode.failures", String(record.passcodeFailures))
     put("passcode.last-wrong", record.lastWrongPasscodeHash)
@@ -40,8 +51,8 @@ public enum StateCodec {
     for t in record.templates {
       put("template", "\(t.modality.rawValue) \(t.enrolledAt) \(t.name) " + FloatVectorText.encode(t.features))
     }
-    lines.append(endMarker)
-    return Array((lines.joined(separator: "\n") + "\n").utf8)
+    line(endMarker)
+    return bytes
   }
 
   /// Decodes a record, naming `path` in any error.
