@@ -67,6 +67,7 @@ check-load: module
 	if [ -n "$$bad" ]; then echo "Unexpected exported symbols:"; echo "$$bad"; exit 1; fi
 	@readelf -d $(MODULE) | grep -q 'Flags:.*NODELETE' || { echo "$(MODULE) lacks the NODELETE flag"; exit 1; }
 	@if readelf -d $(MODULE) | grep -Eq 'NEEDED.*(libstdc\+\+|libgcc_s)'; then echo "$(MODULE) still needs libstdc++ or libgcc_s"; exit 1; fi
+	@if readelf -d $(MODULE) | grep -q 'NEEDED.*libcrypt'; then echo "$(MODULE) links libcrypt; it should open it on first use (Sources/CCrypt)"; exit 1; fi
 	@if nm -D --undefined-only $(MODULE) | grep -q sscanf; then echo "$(MODULE) still has the runtime's argv capture (Sources/ModuleLink)"; exit 1; fi
 	@echo "Exports: $$(nm -D --defined-only $(MODULE) | awk '$$2 ~ /^[A-Z]$$/ {print $$3}' | tr '\n' ' ')"
 

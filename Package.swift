@@ -18,7 +18,8 @@ let package = Package(
   ],
   targets: [
     .systemLibrary(name: "CPAM", pkgConfig: "pam", providers: [.apt(["libpam0g-dev"])]),
-    .systemLibrary(name: "CCrypt", pkgConfig: "libxcrypt", providers: [.apt(["libcrypt-dev"])]),
+    // libxcrypt is opened on first use (Sources/CCrypt/shim.h), not linked: only its header is needed here.
+    .systemLibrary(name: "CCrypt", providers: [.apt(["libcrypt-dev"])]),
     .target(name: "LocalAuthCore", dependencies: ["CCrypt"]),
     .target(name: "LocalAuthentication", dependencies: ["LocalAuthCore"]),
     // The installable module's link-time C pieces (the Makefile's module target turns them on).

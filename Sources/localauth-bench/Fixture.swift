@@ -97,6 +97,14 @@ func writeFile(_ path: String, _ text: String, mode: mode_t = 0o600) throws {
   fchmod(fd, mode)
 }
 
+/// Drops a file's pages from the page cache (after `sync`), so that the next mapping reads it in afresh.
+func dropFromPageCache(_ path: String) {
+  let fd = open(path, O_RDONLY | O_CLOEXEC)
+  guard fd >= 0 else { return }
+  _ = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED)
+  close(fd)
+}
+
 /// Reads a small text file; nil when it cannot be read.
 func readText(_ path: String) -> String? {
   guard let file = fopen(path, "r") else { return nil }

@@ -109,3 +109,24 @@ func residentKiB() -> Double {
   }
   return 0
 }
+
+/// Resident KiB of this process's mappings of `path`, by kind, from /proc/self/smaps.
+func mappedResidentKiB(of path: String) -> (code: Double, readOnly: Double, writable: Double, dirty: Double) {
+  var result = (code: 0.0, readOnly: 0.0, writable: 0.0, dirty: 0.0)
+  guard let text = readText("/proc/self/smaps") else { return result }
+  var permissions: Substring? = nil
+  for line in text.split(separator: "\n") {
+    let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+    if fields.count >= 5, fields[0].contains("-"), !fields[0].hasSuffix(":") {
+      permissions = fields.count >= 6 && fields[5] == path ? fields[1] : nil
+      continue
+    }
+    guard let permissions, fields.count >= 2, let kib = Double(fields[1]) else { continue }
+    if fields[0] == "Rss:" {
+      if permissions.contains("x") { result.code += kib } else if permissions.contains("w") { result.writable += kib } else { result.readOnly += kib }
+    } else if fields[0] == "Private_Dirty:" {
+      result.dirty += kib
+    }
+  }
+  return result
+}

@@ -102,7 +102,12 @@ enum Bench {
         + "and honours a match made minutes earlier, without a sensor wait. Item 4b queues a real touch before every cycle (not timed).",
       "State folders live under build/bench-work on the build disk (the module's default /var/lib/localauth would be on the same "
         + "kind of disk), except for 1c and 6e–6h, which put them on tmpfs (/dev/shm) to separate the CPU's work from the disk's: every "
-        + "successful match or passcode check writes the user's record with two fsyncs (file and folder), which pam_permit and pam_unix never do.",
+        + "successful match or passcode check writes the user's record with an fsync (and a failure with a second one, of the folder), "
+        + "which pam_permit and pam_unix never do.",
+      "Item 3: before its rounds, the module and pam_permit.so are written back and dropped from the page cache (sync, "
+        + "posix_fadvise DONTNEED), so that the first run reads them in as a sudo after a reboot does. The kernel maps a file's pages "
+        + "in 64 KiB windows around each page touched (fault-around), so a process's resident size depends on how the file's pages "
+        + "sit in the cache: a module file just written by strip or cp gives figures up to 0.7 MiB higher than the same file read back.",
       "Item 5 uses BiometricSimulator and SimulatedMatcher from LocalAuthCore with fixed seeds: \(grouped(Int64(counts.matcherTemplates))) "
         + "enrolled templates (8 good captures each) per modality. The false-match rates (5b, 5c) score \(grouped(Int64(counts.impostorComparisons))) "
         + "fresh impostors per modality, each against the next template in turn: an impostor is a new vector of 128 standard normal "

@@ -24,8 +24,8 @@ public struct PasscodeHasher: Equatable, Sendable {
   public func hash(_ passcode: SecretBytes) throws(PasscodeError) -> String {
     try check(passcode)
     var setting = [CChar](repeating: 0, count: Int(CRYPT_GENSALT_OUTPUT_SIZE))
-    guard crypt_gensalt_rn("$y$", cost, nil, 0, &setting, Int32(setting.count)) != nil else {
-      throw .hashingFailed("crypt_gensalt_rn failed")
+    guard ccrypt_gensalt_rn("$y$", cost, nil, 0, &setting, Int32(setting.count)) != nil else {
+      throw .hashingFailed("crypt_gensalt_rn failed (or libcrypt.so.1 could not be loaded)")
     }
     return try compute(passcode, setting: setting)
   }
@@ -64,8 +64,8 @@ public struct PasscodeHasher: Equatable, Sendable {
     var phrase = [CChar](repeating: 0, count: passcode.count + 1)
     defer { for i in phrase.indices { phrase[i] = 0 } }
     for (i, byte) in passcode.bytes.enumerated() { phrase[i] = CChar(bitPattern: byte) }
-    guard let result = crypt_rn(phrase, setting, data, Int32(MemoryLayout<crypt_data>.size)) else {
-      throw .hashingFailed("crypt_rn failed")
+    guard let result = ccrypt_rn(phrase, setting, data, Int32(MemoryLayout<crypt_data>.size)) else {
+      throw .hashingFailed("crypt_rn failed (or libcrypt.so.1 could not be loaded)")
     }
     let text = String(cString: result)
     guard text.hasPrefix("$") else { throw .hashingFailed("crypt_rn returned a failure token") }
