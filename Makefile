@@ -44,12 +44,13 @@ deps:
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	fi
 
-# The installable module: release, Swift runtime linked statically, only pam_sm_* exported, -z nodelete.
+# The installable module: release, Swift runtime linked statically, only pam_sm_* exported, -z nodelete, and no
+# $ORIGIN run path (--disable-local-rpath): the module's own folder is never searched for libraries.
 module: deps
 	@mkdir -p $(CXX_STATIC_DIR) && ln -sf $(shell gcc -print-file-name=libstdc++.a) $(CXX_STATIC_DIR)/libstdc++.a
 	@# SwiftPM relinks on source changes only: a new symbol order or version script must relink too.
 	@for f in module-order.txt exports.map; do [ $$f -nt .build-module/release/libpam_localauth.so ] && rm -f .build-module/release/libpam_localauth.so; done; true
-	$(SWIFT) build -c release --product pam_localauth --scratch-path .build-module $(MODULE_FLAGS)
+	$(SWIFT) build -c release --product pam_localauth --scratch-path .build-module --disable-local-rpath $(MODULE_FLAGS)
 	@mkdir -p $(BUILD)
 	cp .build-module/release/libpam_localauth.so $(MODULE)
 	strip --strip-unneeded $(MODULE)
@@ -67,6 +68,7 @@ check-load: module
 	if [ -n "$$bad" ]; then echo "Unexpected exported symbols:"; echo "$$bad"; exit 1; fi
 	@readelf -d $(MODULE) | grep -q 'Flags:.*NODELETE' || { echo "$(MODULE) lacks the NODELETE flag"; exit 1; }
 	@if readelf -d $(MODULE) | grep -Eq 'NEEDED.*(libstdc\+\+|libgcc_s)'; then echo "$(MODULE) still needs libstdc++ or libgcc_s"; exit 1; fi
+	@if readelf -d $(MODULE) | grep -Eq 'RUNPATH|RPATH'; then echo "$(MODULE) has a run path; libraries (and libcrypt's dlopen) must come from the system's"; exit 1; fi
 	@if readelf -d $(MODULE) | grep -q 'NEEDED.*libcrypt'; then echo "$(MODULE) links libcrypt; it should open it on first use (Sources/CCrypt)"; exit 1; fi
 	@if nm -D --undefined-only $(MODULE) | grep -q sscanf; then echo "$(MODULE) still has the runtime's argv capture (Sources/ModuleLink)"; exit 1; fi
 	@echo "Exports: $$(nm -D --defined-only $(MODULE) | awk '$$2 ~ /^[A-Z]$$/ {print $$3}' | tr '\n' ' ')"
