@@ -105,24 +105,33 @@ public enum FileSyscalls {
     guard status.isRegular else { throw .insecure(path: path, reason: "it is not a regular file") }
     try checkTrusted(status, path: path)
     guard status.size <= limit else { throw .tooLarge(path: path, limit: limit) }
-    return try readAll(fd, path: path, limit: limit)
+    return try readAll(fd, path: path, limit: limit, expectedSize: status.size)
   }
 
-  static func readAll(_ fd: Int32, path: String, limit: Int) throws(StateError) -> [UInt8] {
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 16384)
+  /// Reads to the end of `fd`, refusing more than `limit` bytes. The buffer starts at `expectedSize` (from fstat)
+  /// plus one byte, so that a file read whole is seen to end by the next read, and doubles if the file grew.
+  static func readAll(_ fd: Int32, path: String, limit: Int, expectedSize: Int = 255) throws(StateError) -> [UInt8] {
+    var bytes = [UInt8](repeating: 0, count: min(max(expectedSize, 0), limit) + 1)
+    var filled = 0
     while true {
+      if filled == bytes.count {
+        // filled <= limit here, so the buffer is at most limit bytes and may grow.
+        bytes.append(contentsOf: repeatElement(0, count: min(bytes.count, limit + 1 - bytes.count)))
+      }
       var count = 0
       if let code = injectedFault("read", path) { throw .io(path: path, operation: "read", errno: code) }
       while true {
-        count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        count = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, $0.count - filled) }
         if count >= 0 { break }
         if errno == EINTR { continue }
         throw .io(path: path, operation: "read", errno: errno)
       }
-      if count == 0 { return bytes }
-      bytes += chunk[0..<count]
-      guard bytes.count <= limit else { throw .tooLarge(path: path, limit: limit) }
+      if count == 0 {
+        bytes.removeLast(bytes.count - filled)
+        return bytes
+      }
+      filled += count
+      guard filled <= limit else { throw .tooLarge(path: path, limit: limit) }
     }
   }
 
