@@ -226,8 +226,11 @@ BENCH_SOURCE = $(shell git log -1 --format='commit %h (%cs)' 2>/dev/null)$(shell
 bench: deps module tools
 	@[ -x /usr/bin/time ] || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq time >/dev/null; } || true
 	$(SWIFT) build -c release --product localauth-bench
+	$(SWIFT) build -c release --product bench_floor --scratch-path .build-module --disable-local-rpath $(MODULE_FLAGS)
 	@mkdir -p $(BUILD)
 	cp .build/release/localauth-bench $(BENCH)
+	cp .build-module/release/libbench_floor.so $(BUILD)/bench_floor.so
+	strip --strip-unneeded $(BUILD)/bench_floor.so
 	BENCH_QUICK=$(BENCH_QUICK) $(BENCH) --build $(BUILD) --json $(BUILD)/bench.json $(if $(BENCH_QUICK),,--doc docs/PERFORMANCE.md --readme README.md) \
 	  --source "$(BENCH_SOURCE)"
 

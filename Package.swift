@@ -11,6 +11,8 @@ let package = Package(
     .executable(name: "localauthctl", targets: ["localauthctl"]),
     .executable(name: "PAMHarness", targets: ["PAMHarness"]),
     .executable(name: "localauth-bench", targets: ["localauth-bench"]),
+    // make bench's floor: a minimal Swift PAM module linked like pam_localauth (never installed).
+    .library(name: "bench_floor", type: .dynamic, targets: ["BenchFloorModule"]),
     .executable(name: "localauth-fuzz", targets: ["localauth-fuzz"]),
   ],
   dependencies: [
@@ -31,6 +33,7 @@ let package = Package(
     .executableTarget(name: "PAMHarness", dependencies: ["CPAM"]),
     // Benchmarks (issue 5): `make bench`.
     .executableTarget(name: "localauth-bench", dependencies: ["LocalAuthCore", "CPAM"]),
+    .target(name: "BenchFloorModule", dependencies: ["CPAM", "ModuleLink"]),
     // libFuzzer targets for the option parser and the state decoder (issue 4): `make fuzz`.
     .executableTarget(name: "localauth-fuzz", dependencies: ["LocalAuthCore"]),
     .testTarget(name: "LocalAuthCoreTests", dependencies: ["LocalAuthCore"]),

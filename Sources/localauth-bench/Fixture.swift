@@ -17,6 +17,8 @@ struct BenchPaths {
   let build: String
   /// build/pam_localauth.so.
   var module: String { build + "/pam_localauth.so" }
+  /// build/bench_floor.so: a minimal Swift PAM module linked like pam_localauth (Sources/BenchFloorModule); nil when absent.
+  var floorModule: String? { access(build + "/bench_floor.so", R_OK) == 0 ? build + "/bench_floor.so" : nil }
   /// build/localauthctl.
   var ctl: String { build + "/localauthctl" }
   /// The scratch folder, removed and recreated on every run.

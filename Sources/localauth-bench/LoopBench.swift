@@ -93,13 +93,13 @@ struct LoopBench {
     report.figures.append(try trueTouches(driver: driver, state: state))
   }
 
-  /// Item 3b: what the module's own mappings hold in memory after it authenticated in this process.
+  /// Item 3c: what the module's own mappings hold in memory after it authenticated in this process.
   private func moduleMappingsFigure() -> Figure {
     let pages = mappedResidentKiB(of: paths.module)
     let mib = 1.0 / 1024
     let total = pages.code + pages.readOnly + pages.writable
     return Figure(
-      id: "3b", name: "Resident pages of the module's own mappings after an authentication (in-process, /proc/self/smaps)",
+      id: "3c", name: "Resident pages of the module's own mappings after an authentication (in-process, /proc/self/smaps)",
       ours: fixed(total * mib, 2) + " MiB: code " + fixed(pages.code * mib, 2) + ", read-only " + fixed(pages.readOnly * mib, 2)
         + ", writable " + fixed(pages.writable * mib, 2) + " (dirty " + fixed(pages.dirty * mib, 2) + ")",
       reference: "—", comparison: "—", target: "—", verdict: "—",

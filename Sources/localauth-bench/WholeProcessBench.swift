@@ -40,6 +40,10 @@ struct WholeProcessBench {
 
     var runs = [{ pamtester("wp-bio") }, { pamtester("wp-permit") }, { pamtester("wp-load") }]
     if memory != nil { runs.append({ pamtester("wp-bio-tmpfs") }) }
+    // The floor: what a minimal Swift PAM module, linked the same way, costs (Sources/BenchFloorModule).
+    if let floor = paths.floorModule { try paths.writeService("wp-floor", "\(floor) conf=\(paths.conf)") }
+    let floorColumn = paths.floorModule == nil ? nil : runs.count
+    if floorColumn != nil { runs.append({ pamtester("wp-floor") }) }
     let timing = rotate(
       rounds: counts.wholeProcessPairs, warmUp: 3, before: { touch(bio) && (memory.map { touch($0) } ?? true) }, runs: runs,
       onFailure: {
@@ -49,8 +53,9 @@ struct WholeProcessBench {
     report.figures.append(biometricFigure(timing))
     report.figures.append(loadFigure(timing))
     if memory != nil { report.figures.append(memoryStateFigure(timing)) }
+    if let floorColumn { report.figures.append(floorFigure(timing, column: floorColumn)) }
     try PasscodeBench(whole: self).run(into: &report)
-    report.figures.append(memoryFigure(bio))
+    report.figures.append(contentsOf: memoryFigures(bio))
   }
 
   func pamtester(_ service: String, stdin: String = "/dev/null") -> ProcessResult {
@@ -158,7 +163,7 @@ struct WholeProcessBench {
       id: "1c", name: "Whole process, biometric path with the state folder on tmpfs (no disk flush) vs pam_permit",
       ours: describe(ours, scale: 1e3, unit: "ms"), reference: describe(reference, scale: 1e3, unit: "ms"),
       comparison: describeRatio(ratio), target: "—", verdict: "—",
-      meaning: "Waiting for the disk to confirm the user's record (one fsync after a match) accounts for "
+      meaning: "The disk's share (the record's fsync and rename, the consumed touch's unlink; ext4 on this machine) accounts for "
         + "\(disk.map { fixed($0.median * 1e3, 1) } ?? "n/a") ms of figure 1 on this machine; without it a fingerprint sudo costs \(ratio.map { fixed($0.median, 2) } ?? "n/a")× pam_permit.",
       json: .object([
         ("unit", .string("ms")), ("subject", ours?.json(scale: 1e3) ?? .null), ("reference", reference?.json(scale: 1e3) ?? .null),
@@ -166,7 +171,26 @@ struct WholeProcessBench {
       ]))
   }
 
-  private func memoryFigure(_ bio: BenchState) -> Figure {
+  private func floorFigure(_ timing: Rounds, column: Int) -> Figure {
+    let samples = timing.pairs(column, against: 1)
+    let ours = Summary(samples.subject)
+    let reference = Summary(samples.reference)
+    let ratio = Summary(samples.ratios)
+    let beyond = Summary(timing.pairs(0, against: column).ratios)
+    return Figure(
+      id: "1d", name: "Whole process, the floor: a minimal Swift PAM module linked the same way (reads its user, arguments and a file) vs pam_permit",
+      ours: describe(ours, scale: 1e3, unit: "ms"), reference: describe(reference, scale: 1e3, unit: "ms"),
+      comparison: describeRatio(ratio), target: "—", verdict: "—",
+      meaning: "A PAM module in Swift that does next to nothing costs \(ratio.map { fixed($0.median, 2) } ?? "n/a")× pam_permit "
+        + "(the statically linked runtime's loading and start-up); pam_localauth's fingerprint path costs "
+        + "\(beyond.map { fixed($0.median, 2) } ?? "n/a")× that floor.",
+      json: .object([
+        ("unit", .string("ms")), ("subject", ours?.json(scale: 1e3) ?? .null), ("reference", reference?.json(scale: 1e3) ?? .null),
+        ("ratio", ratio?.json() ?? .null), ("biometric_over_floor", beyond?.json() ?? .null),
+      ]))
+  }
+
+  private func memoryFigures(_ bio: BenchState) -> [Figure] {
     let output = paths.work + "/time.out"
     let timeTool = access("/usr/bin/time", X_OK) == 0 ? "/usr/bin/time" : nil
     func measured(_ service: String) -> ProcessResult {
@@ -180,10 +204,11 @@ struct WholeProcessBench {
     }
     // As after a reboot: the first run reads the files in, as the kernel's own read-ahead lays them out.
     sync()
-    for file in [paths.module, paths.securityDir + "/pam_permit.so"] { dropFromPageCache(file) }
+    for file in [paths.module, paths.securityDir + "/pam_permit.so"] + (paths.floorModule.map { [$0] } ?? []) { dropFromPageCache(file) }
+    var runs = [{ measured("wp-bio") }, { measured("wp-permit") }, { measured("wp-load") }]
+    if paths.floorModule != nil { runs.append({ measured("wp-floor") }) }
     let rounds = rotate(
-      rounds: counts.memoryPairs, warmUp: 1, before: { touch(bio) },
-      runs: [{ measured("wp-bio") }, { measured("wp-permit") }, { measured("wp-load") }], measure: { $0.maxResidentKiB },
+      rounds: counts.memoryPairs, warmUp: 1, before: { touch(bio) }, runs: runs, measure: { $0.maxResidentKiB },
       onFailure: { bio.clearQueue() })
     let samples = rounds.pairs(0, against: 1)
     let a = Summary(samples.subject)
@@ -192,7 +217,7 @@ struct WholeProcessBench {
     let loadOnly = Summary(rounds.pairs(2, against: 1).differences)
     let met = extra.map { $0.median <= 2048 }
     let mib = 1.0 / 1024
-    return Figure(
+    let figure = Figure(
       id: "3", name: "Peak resident memory of pamtester, biometric path vs pam_permit (\(timeTool == nil ? "wait4" : "/usr/bin/time -f %M"))",
       ours: describe(a, scale: mib, unit: "MiB"), reference: describe(b, scale: mib, unit: "MiB"),
       comparison: extra.map { "+" + fixed($0.median * mib, 2) + " MiB (" + fixed($0.p25 * mib, 2) + "–" + fixed($0.p75 * mib, 2) + ")" } ?? "n/a",
@@ -205,6 +230,26 @@ struct WholeProcessBench {
         ("failed_rounds", .number(Double(samples.failures))), ("tool", .string(timeTool ?? "wait4")),
         ("target_difference_kib", .number(2048)),
       ]))
+    guard paths.floorModule != nil else { return [figure] }
+    let floorSamples = rounds.pairs(3, against: 1)
+    let floor = Summary(floorSamples.subject)
+    let floorExtra = Summary(floorSamples.differences)
+    let beyond = Summary(rounds.pairs(0, against: 3).differences)
+    return [
+      figure,
+      Figure(
+        id: "3b", name: "Peak resident memory, the floor: a minimal Swift PAM module linked the same way vs pam_permit",
+        ours: describe(floor, scale: mib, unit: "MiB"), reference: describe(b, scale: mib, unit: "MiB"),
+        comparison: floorExtra.map { "+" + fixed($0.median * mib, 2) + " MiB (" + fixed($0.p25 * mib, 2) + "–" + fixed($0.p75 * mib, 2) + ")" } ?? "n/a",
+        target: "—", verdict: "—",
+        meaning: "A PAM module in Swift that only reads its user, its arguments and one small file already adds "
+          + "\(floorExtra.map { fixed($0.median * mib, 2) } ?? "n/a") MiB (the runtime and the standard library's code pages); "
+          + "pam_localauth adds \(beyond.map { fixed($0.median * mib, 2) } ?? "n/a") MiB more than that floor.",
+        json: .object([
+          ("unit", .string("KiB")), ("subject", floor?.json() ?? .null), ("reference", b?.json() ?? .null),
+          ("difference_kib", floorExtra?.json() ?? .null), ("localauth_over_floor_kib", beyond?.json() ?? .null),
+        ])),
+    ]
   }
 }
 
