@@ -163,7 +163,7 @@ struct WholeProcessBench {
       id: "1c", name: "Whole process, biometric path with the state folder on tmpfs (no disk flush) vs pam_permit",
       ours: describe(ours, scale: 1e3, unit: "ms"), reference: describe(reference, scale: 1e3, unit: "ms"),
       comparison: describeRatio(ratio), target: "—", verdict: "—",
-      meaning: "The disk's share (the record's fsync and rename, the consumed touch's unlink; ext4 on this machine) accounts for "
+      meaning: "The disk's share (the record's fsync and rename, the consumed touch's unlink) accounts for "
         + "\(disk.map { fixed($0.median * 1e3, 1) } ?? "n/a") ms of figure 1 on this machine; without it a fingerprint sudo costs \(ratio.map { fixed($0.median, 2) } ?? "n/a")× pam_permit.",
       json: .object([
         ("unit", .string("ms")), ("subject", ours?.json(scale: 1e3) ?? .null), ("reference", reference?.json(scale: 1e3) ?? .null),
