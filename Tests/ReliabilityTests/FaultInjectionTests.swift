@@ -100,19 +100,25 @@ struct FaultInjectionTests {
       "fault injection: \(scenario): \(trace.operations.count) file operations (\(Set(trace.operations).sorted().joined(separator: ", "))) failed in turn, \(thrown) StateErrors, 0 successes")
   }
 
+  /// Records every file operation under a folder as "operation /path/below/it", until the injector is reset.
+  final class OperationTrace: @unchecked Sendable {
+    var calls: [String] = []
+
+    init(under prefix: String) {
+      fileFaultInjector = { [self] operation, path in
+        if path.hasPrefix(prefix) { calls.append(operation + " " + String(path.dropFirst(prefix.count))) }
+        return nil
+      }
+    }
+  }
+
   @Test func aWriteIsTemporaryFileFsyncRenameFolderFsync() throws {
     defer { fileFaultInjector = nil }
     let folder = TemporaryFolder("order")
     let store = FileStateStore(root: folder.state)
     let user = try UserName("alice")
     try store.update(user) { $0.passcodeFailures = 1 }
-    final class Trace: @unchecked Sendable { var calls: [String] = [] }
-    let trace = Trace()
-    let prefix = folder.state
-    fileFaultInjector = { operation, path in
-      if path.hasPrefix(prefix) { trace.calls.append(operation + " " + String(path.dropFirst(prefix.count))) }
-      return nil
-    }
+    let trace = OperationTrace(under: folder.state)
     try store.update(user) { $0.passcodeFailures = 2 }
     fileFaultInjector = nil
     let tail = Array(trace.calls.drop(while: { $0 != "lock /locks/alice" }))
@@ -135,13 +141,7 @@ struct FaultInjectionTests {
       $0.passcodeHash = "$y$j9T$salt$hash"
       $0.biometricFailures = 2
     }
-    final class Trace: @unchecked Sendable { var calls: [String] = [] }
-    let trace = Trace()
-    let prefix = folder.state
-    fileFaultInjector = { operation, path in
-      if path.hasPrefix(prefix) { trace.calls.append(operation + " " + String(path.dropFirst(prefix.count))) }
-      return nil
-    }
+    let trace = OperationTrace(under: folder.state)
     try store.update(user) {
       $0.biometricFailures = 0
       $0.lastBiometricSuccess = WallTime(seconds: 1_000)
