@@ -220,6 +220,7 @@ extension LoginSuTests {
       do {
         try FileManager.default.createDirectory(
           atPath: state, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        try FixedWorld.write(stateDir: state, owner: LoginSuTests.userName, impostors: ["someone-else"])
         let conf = folder + "/localauth.conf"
         let rules = ["passcode_after_reboot = no", "passcode_after_enrollment_change = no", "idle_limit = 0", "passcode_max_age = 0"]
           .map { $0 + "\n" }.joined()

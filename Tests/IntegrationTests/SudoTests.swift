@@ -155,6 +155,7 @@ extension SudoTests {
       do {
         let manager = FileManager.default
         try manager.createDirectory(atPath: state, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        try FixedWorld.write(stateDir: state, owner: SudoTests.userName, impostors: ["someone-else"])
         try manager.createDirectory(atPath: sudoers, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o750])
         try write(SudoTests.dropIn, to: dropIn, mode: 0o440)
         let conf = folder + "/localauth.conf"

@@ -1,4 +1,5 @@
 import Foundation
+import LocalAuthCore
 import Testing
 
 /// Runs the built binary: enrolment, passcodes, evaluation, touches, reset.
@@ -148,6 +149,16 @@ struct EnrollmentCommandTests {
   @Test func wrongFingerFromSomeoneElseCountsAndLocksOut() throws {
     let cli = try CLIRunner()
     defer { cli.cleanUp() }
+    // A fixed world in which mallory's finger is far from alice's (cosine below 0.1, against a match threshold
+    // near 0.36): with a random world each of the five touches had Apple's 1-in-50,000 chance to match.
+    let seed: UInt64 = 0x5EED_0005
+    let simulator = BiometricSimulator(worldSeed: seed)
+    let distance = SimulatedMatcher.score(
+      simulator.identity(owner: "alice", item: "right-index", modality: .touchID),
+      simulator.identity(owner: "mallory", item: "right-index", modality: .touchID))
+    #expect(distance < 0.1, "world \(seed): mallory's finger scores \(distance) against alice's")
+    try FileManager.default.createDirectory(atPath: cli.stateDir, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+    try cli.write(String(seed, radix: 16) + "\n", to: cli.stateDir + "/world-seed")
     try prepareAlice(cli)
 
     for _ in 0..<3 {

@@ -37,6 +37,7 @@ final class Sandbox {
     chmod(configFile, 0o644)
     var rng = SystemRandomNumberGenerator()
     user = "lat" + String(rng.next() as UInt32, radix: 16)
+    try FixedWorld.write(stateDir: stateDir, owner: user, impostors: ["intruder"])
     try Users.add(user)
   }
 
