@@ -118,7 +118,9 @@ struct Report {
     out += source.isEmpty ? ".\n\n" : ", \(source).\n\n"
     out += "| # | Figure | pam_localauth | Reference | Pair by pair | Target | Met |\n|---|---|---|---|---|---|---|\n"
     for row in rows() { out += "| " + row.map { $0.replacingPipes() }.joined(separator: " | ") + " |\n" }
-    out += "\nWhat each figure means for a user, and how it was measured: [docs/PERFORMANCE.md](docs/PERFORMANCE.md).\n"
+    out += "\nWhat each figure means for a user:\n\n"
+    for f in figures { out += "- **\(f.id)** \(f.meaning)\n" }
+    out += "\nHow it was measured, and every raw figure: [docs/PERFORMANCE.md](docs/PERFORMANCE.md) and `build/bench.json`.\n"
     return out
   }
 
