@@ -206,7 +206,8 @@ struct WholeProcessBench {
     sync()
     for file in [paths.module, paths.securityDir + "/pam_permit.so"] + (paths.floorModule.map { [$0] } ?? []) { dropFromPageCache(file) }
     var runs = [{ measured("wp-bio") }, { measured("wp-permit") }, { measured("wp-load") }]
-    if paths.floorModule != nil { runs.append({ measured("wp-floor") }) }
+    let floorColumn = paths.floorModule == nil ? nil : runs.count
+    if floorColumn != nil { runs.append({ measured("wp-floor") }) }
     let rounds = rotate(
       rounds: counts.memoryPairs, warmUp: 1, before: { touch(bio) }, runs: runs, measure: { $0.maxResidentKiB },
       onFailure: { bio.clearQueue() })
@@ -230,11 +231,11 @@ struct WholeProcessBench {
         ("failed_rounds", .number(Double(samples.failures))), ("tool", .string(timeTool ?? "wait4")),
         ("target_difference_kib", .number(2048)),
       ]))
-    guard paths.floorModule != nil else { return [figure] }
-    let floorSamples = rounds.pairs(3, against: 1)
+    guard let floorColumn else { return [figure] }
+    let floorSamples = rounds.pairs(floorColumn, against: 1)
     let floor = Summary(floorSamples.subject)
     let floorExtra = Summary(floorSamples.differences)
-    let beyond = Summary(rounds.pairs(0, against: 3).differences)
+    let beyond = Summary(rounds.pairs(0, against: floorColumn).differences)
     return [
       figure,
       Figure(

@@ -9,9 +9,8 @@ import LocalAuthCore
 /// (the match threshold is near 0.36, and a capture's noise moves the score by a few hundredths), so a wrong
 /// finger can never match and the tests are deterministic.
 enum FixedWorld {
-  /// Writes `<stateDir>/world-seed` for `owner` and `impostors` presenting `finger`; returns the seed.
-  @discardableResult
-  static func write(stateDir: String, owner: String, impostors: [String], finger: String = "right-index") throws -> UInt64 {
+  /// Writes `<stateDir>/world-seed` for `owner` and `impostors` presenting `finger`.
+  static func write(stateDir: String, owner: String, impostors: [String], finger: String = "right-index") throws {
     var seed: UInt64 = 1
     while true {
       let simulator = BiometricSimulator(worldSeed: seed)
@@ -25,6 +24,5 @@ enum FixedWorld {
     let path = stateDir + "/world-seed"
     try (String(seed, radix: 16) + "\n").write(toFile: path, atomically: false, encoding: .utf8)
     try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
-    return seed
   }
 }
