@@ -30,8 +30,11 @@ extension LocalAuthCtl {
           if json { print(Self.errorObject(user, error).rendered()) }
           throw error
         }
-        let pending = (try? context.sensorAdmin.pendingCount(for: name)) ?? 0
-        print(json ? StatusFormat.json(report, pendingEvents: pending).rendered() : StatusFormat.text(report, pendingEvents: pending))
+        let waiting = (try? context.sensorAdmin.waitingPrompts(for: name).count) ?? 0
+        print(json ? StatusFormat.json(report, waitingPrompts: waiting).rendered() : StatusFormat.text(report, waitingPrompts: waiting))
+        // Status reads without the lock; a holder is named so that a hung reset or prompt can be explained.
+        let lockPath = context.options.stateDirectory + "/locks/" + name.value
+        if !json, let holder = LockHolder.find(forLockAt: lockPath) { print("The state lock is held by \(holder).") }
       }
     }
 
@@ -43,8 +46,8 @@ extension LocalAuthCtl {
       for name in try context.dependencies.store.users().sorted(by: { $0.value < $1.value }) {
         do {
           let report = try load(name, context)
-          let pending = (try? context.sensorAdmin.pendingCount(for: name)) ?? 0
-          items.append(StatusFormat.json(report, pendingEvents: pending))
+          let waiting = (try? context.sensorAdmin.waitingPrompts(for: name).count) ?? 0
+          items.append(StatusFormat.json(report, waitingPrompts: waiting))
           rows.append(StatusFormat.summaryRow(report))
         } catch let error as StateError {
           items.append(Self.errorObject(name.value, error))

@@ -86,3 +86,156 @@ struct LockScopeTests {
     report("concurrency: the user's lock was free at all \(probes) prompts, messages and sensor waits of both policies")
   }
 }
+
+/// Issue 9 §3, "No lock held hostage": every lock wait is bounded and names the holder, and a passcode check
+/// charges the attempt under the lock, then hashes without it.
+@Suite(.serialized)
+struct LockHostageUnitTests {
+  /// The yescrypt cost that makes one hash take seconds (about 3 s and 1 GiB here), so a test can act mid-hash.
+  static let slowCost: UInt = 11
+  static let wrong = "9999"
+
+  /// A state folder with a passcode hashed at `slowCost`, and how long that one hash took.
+  static func slowWorld(_ folder: TemporaryFolder) throws -> (store: FileStateStore, user: UserName, hashSeconds: Double) {
+    let store = FileStateStore(root: folder.state)
+    let user = try UserName("alice")
+    var settings = EvaluationSettings()
+    settings.hasher = PasscodeHasher(cost: slowCost)
+    let started = monotonicSeconds()
+    try Administration(store: store, clock: ManualClock(), settings: settings).setPasscode(SecretBytes("1234"), for: user)
+    return (store, user, monotonicSeconds() - started)
+  }
+
+  /// The process state letter from /proc/PID/stat ("R", "S", "T" stopped, "Z" ended), nil once reaped.
+  static func processState(_ pid: pid_t) -> String? {
+    guard let bytes = try? readWhole("/proc/\(pid)/stat") else { return nil }
+    let text = String(decoding: bytes, as: UTF8.self)
+    // "PID (comm) S ...": the command may hold spaces and parentheses, so the state follows the last ')'.
+    guard let close = text.lastIndex(of: ")") else { return nil }
+    return String(text[close...].dropFirst(2).prefix(1))
+  }
+
+  /// Starts the localauth-fuzz passcode helper (one deviceOwnerAuthentication with `wrong`) and waits until its
+  /// attempt shows up as charged; returns the child and the seconds that took after the start.
+  static func startCheck(_ folder: TemporaryFolder, _ world: (store: FileStateStore, user: UserName, hashSeconds: Double))
+    throws -> (child: ChildProcess, chargedAfter: Double?)
+  {
+    let gate = StartGate()
+    let child = ChildProcess.start(
+      helperPath(), ["passcode", folder.state, world.user.value, wrong, "1700000000", "0"], stdin: gate.readEnd)
+    let started = monotonicSeconds()
+    gate.open()
+    while monotonicSeconds() - started < world.hashSeconds * 3 + 5 {
+      if (try world.store.load(world.user))?.passcodeFailures == 1 { return (child, monotonicSeconds() - started) }
+      if processState(child.pid) == "Z" { break }
+      usleep(5_000)
+    }
+    return (child, nil)
+  }
+
+  @Test func aLockHeldByAStoppedProcessMakesUpdateFailAfterTheBoundNamingTheHolder() throws {
+    #expect(FileSyscalls.lockWaitSeconds == 5)
+    guard access("/usr/bin/flock", X_OK) == 0 else {
+      Issue.record("util-linux flock(1) is missing")
+      return
+    }
+    let folder = TemporaryFolder("lock-timeout")
+    let store = FileStateStore(root: folder.state)
+    let user = try UserName("alice")
+    try store.update(user) { $0.passcodeFailures = 2 }
+    let lockPath = folder.state + "/locks/alice"
+    // flock -F takes the lock and execs sleep in the same process, which then stops, as a stopped su would.
+    let holder = ChildProcess.start("/usr/bin/flock", ["-F", lockPath, "/bin/sleep", "60"])
+    defer {
+      holder.kill()
+      _ = holder.wait()
+    }
+    let deadline = monotonicSeconds() + 5
+    while LockScopeTests.lockIsFree(lockPath) && monotonicSeconds() < deadline { usleep(5_000) }
+    #expect(!LockScopeTests.lockIsFree(lockPath), "the holder never took the lock")
+    kill(holder.pid, SIGSTOP)
+
+    let started = monotonicSeconds()
+    var caught: StateError?
+    do {
+      try store.update(user) { $0.passcodeFailures = 0 }
+    } catch let error as StateError {
+      caught = error
+    }
+    let waited = monotonicSeconds() - started
+    #expect(waited >= 4.9 && waited < 7, "waited \(waited) s")
+    #expect(caught == .lockTimeout(path: lockPath, seconds: 5, holder: LockHolder(pid: holder.pid, command: "sleep")))
+    #expect(
+      caught?.description
+        == "Timed out after 5 seconds waiting for the state lock of user alice held by pid \(holder.pid) (sleep).")
+    #expect(LockHolder.find(forLockAt: lockPath) == LockHolder(pid: holder.pid, command: "sleep"))
+    #expect(try store.load(user)?.passcodeFailures == 2, "nothing was written without the lock")
+
+    // Once the holder is gone, the same update goes through at once.
+    holder.kill()
+    _ = holder.wait()
+    let again = monotonicSeconds()
+    try store.update(user) { $0.passcodeFailures = 0 }
+    #expect(monotonicSeconds() - again < 1)
+    #expect(try store.load(user)?.passcodeFailures == 0)
+    #expect(LockHolder.find(forLockAt: lockPath) == nil)
+    report("lock scope: a lock held by a stopped process failed the update after \(wholeText(waited)) s, naming pid and command")
+  }
+
+  @Test func aCheckStoppedMidHashLeavesTheAttemptCountedAndTheLockFree() throws {
+    let folder = TemporaryFolder("lock-stop")
+    let world = try Self.slowWorld(folder)
+    let lockPath = folder.state + "/locks/alice"
+    let (child, chargedAfter) = try Self.startCheck(folder, world)
+    defer {
+      child.kill()
+      _ = child.wait()
+    }
+    // The old code wrote the attempt only after yescrypt, under the lock: never within half a hash.
+    #expect(chargedAfter != nil && chargedAfter! < world.hashSeconds * 0.6,
+      "charged after \(chargedAfter ?? -1) s; one hash takes \(world.hashSeconds) s")
+    kill(child.pid, SIGSTOP)
+    let deadline = monotonicSeconds() + 5
+    while Self.processState(child.pid) != "T" && monotonicSeconds() < deadline { usleep(2_000) }
+    #expect(Self.processState(child.pid) == "T")
+
+    #expect(LockScopeTests.lockIsFree(lockPath), "the stopped check holds the user's lock")
+    #expect(try world.store.load(world.user)?.passcodeFailures == 1)
+    #expect(try world.store.load(world.user)?.passcodeNextAllowed == nil, "no delay for a first failure")
+    if LockScopeTests.lockIsFree(lockPath) {
+      let started = monotonicSeconds()
+      let seen = try world.store.update(world.user) { $0.passcodeFailures }
+      #expect(seen == 1)
+      #expect(monotonicSeconds() - started < 1)
+    }
+
+    kill(child.pid, SIGCONT)
+    let output = child.readRest()
+    #expect(child.wait() == .exited(0), "\(output)")
+    #expect(output.contains("wrong"), "\(output)")
+    let record = try world.store.load(world.user)
+    #expect(record?.passcodeFailures == 1, "counted once, not twice")
+    #expect(record?.lastWrongPasscodeHash != nil)
+    report("lock scope: a check stopped mid-hash (\(wholeText(world.hashSeconds)) s yescrypt) had its attempt counted and held no lock")
+  }
+
+  @Test func aCheckKilledMidHashLeavesTheAttemptCountedAndTheLockFree() throws {
+    let folder = TemporaryFolder("lock-kill")
+    let world = try Self.slowWorld(folder)
+    let lockPath = folder.state + "/locks/alice"
+    let (child, chargedAfter) = try Self.startCheck(folder, world)
+    #expect(chargedAfter != nil && chargedAfter! < world.hashSeconds * 0.6,
+      "charged after \(chargedAfter ?? -1) s; one hash takes \(world.hashSeconds) s")
+    child.kill()
+    #expect(child.wait() == .signalled(SIGKILL))
+    _ = child.readRest()
+    #expect(LockScopeTests.lockIsFree(lockPath))
+    let record = try world.store.load(world.user)
+    #expect(record?.passcodeFailures == 1, "killing the check mid-hash did not undo the attempt")
+    #expect(record?.lastWrongPasscodeHash == nil, "the result was never recorded")
+    report("lock scope: a check killed mid-hash left its attempt counted")
+  }
+}
+
+/// Seconds with one decimal, for report lines.
+private func wholeText(_ seconds: Double) -> String { String(Double(Int(seconds * 10)) / 10) }

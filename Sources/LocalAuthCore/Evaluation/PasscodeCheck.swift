@@ -1,4 +1,4 @@
-/// What one passcode check under the user's lock decided.
+/// What one passcode check decided.
 enum PasscodeVerdict: Equatable {
   case accepted
   case wrong(failures: Int, repeated: Bool, delayUntil: WallTime?)
@@ -6,7 +6,7 @@ enum PasscodeVerdict: Equatable {
   case notSet
 }
 
-/// Asks for the passcode and checks it under the user's lock, applying Apple's escalating delays.
+/// Asks for the passcode and checks it, applying Apple's escalating delays; yescrypt never runs under the lock.
 struct PasscodeCheck {
   let dependencies: Dependencies
   let settings: EvaluationSettings
@@ -56,21 +56,51 @@ struct PasscodeCheck {
     }
   }
 
-  /// Checks `secret` under the lock: delay, hash, compare, count.
+  /// What the first, locked step of a check decided: stop here, or hash against `stored` with the attempt charged.
+  enum Charge {
+    case stop(PasscodeVerdict)
+    /// The attempt is counted as failure `failures`, with the delay that count brings (`until`); `previousUntil`
+    /// is the delay the record had before, for a refund.
+    case charged(stored: String, failures: Int, until: WallTime?, previousUntil: WallTime?)
+  }
+
+  /// Checks `secret`: delay and charge under the lock, hash without it, then record the result under the lock.
+  ///
+  /// yescrypt runs without the user's lock, so a process stopped or hung mid-hash (SIGSTOP, a debugger) blocks
+  /// no other prompt and no `localauthctl reset`. The attempt is counted before the hash, as a failure with the
+  /// delay that count brings, so killing the process mid-hash does not undo it and attempts made in parallel
+  /// are slowed as well; success then clears the counters, and a repeated identical wrong entry is refunded.
   func check(_ secret: SecretBytes) throws -> PasscodeVerdict {
     let clock = dependencies.clock
     let hasher = settings.hasher
     let schedule = settings.delaySchedule
-    return try dependencies.store.update(request.user) { record -> PasscodeVerdict in
+    let charge = try dependencies.store.update(request.user) { record -> Charge in
       let now = clock.now()
-      if let next = record.passcodeNextAllowed, !(now.seconds >= next.seconds) { return .delayed(until: next) }
-      guard let stored = record.passcodeHash else {
-        hasher.burnEquivalentWork(for: secret)
-        return .notSet
-      }
-      // A passcode that is too long or holds a NUL can never match; it is refused before hashing.
-      let computed = try? hasher.rehash(secret, like: stored)
+      if let next = record.passcodeNextAllowed, !(now.seconds >= next.seconds) { return .stop(.delayed(until: next)) }
+      guard let stored = record.passcodeHash else { return .stop(.notSet) }
+      let previousUntil = record.passcodeNextAllowed
+      record.passcodeFailures += 1
+      let delay = schedule.delay(afterFailures: record.passcodeFailures)
+      record.passcodeNextAllowed = delay > 0 ? now.adding(delay) : nil
+      return .charged(
+        stored: stored, failures: record.passcodeFailures, until: record.passcodeNextAllowed, previousUntil: previousUntil)
+    }
+    let (stored, charged, chargedUntil, previousUntil): (String, Int, WallTime?, WallTime?)
+    switch charge {
+    case .stop(let verdict):
+      if verdict == .notSet { hasher.burnEquivalentWork(for: secret) }
+      return verdict
+    case .charged(let hash, let failures, let until, let previous):
+      (stored, charged, chargedUntil, previousUntil) = (hash, failures, until, previous)
+    }
+    // A passcode that is too long or holds a NUL can never match; it is refused before hashing.
+    let computed = try? hasher.rehash(secret, like: stored)
+    return try dependencies.store.update(request.user) { record -> PasscodeVerdict in
+      // A passcode set or removed meanwhile is never matched against an entry checked with the old one.
+      guard let current = record.passcodeHash else { return .notSet }
+      guard current == stored else { return .wrong(failures: record.passcodeFailures, repeated: false, delayUntil: nil) }
       if let computed, constantTimeEquals(Array(computed.utf8), Array(stored.utf8)) {
+        let now = clock.now()
         record.passcodeFailures = 0
         record.lastWrongPasscodeHash = nil
         record.passcodeNextAllowed = nil
@@ -84,13 +114,13 @@ struct PasscodeCheck {
       if let computed, let last = record.lastWrongPasscodeHash,
         constantTimeEquals(Array(computed.utf8), Array(last.utf8))
       {
-        // Not counted and no new delay; any earlier delay has already run out (checked above).
+        // Counted once: the charge is refunded unless a reset or a success cleared it meanwhile, and so is its
+        // delay unless another attempt replaced it; any earlier delay has already run out (checked above).
+        if record.passcodeFailures >= charged { record.passcodeFailures -= 1 }
+        if record.passcodeNextAllowed == chargedUntil { record.passcodeNextAllowed = previousUntil }
         return .wrong(failures: record.passcodeFailures, repeated: true, delayUntil: nil)
       }
-      record.passcodeFailures += 1
       record.lastWrongPasscodeHash = computed
-      let delay = schedule.delay(afterFailures: record.passcodeFailures)
-      record.passcodeNextAllowed = delay > 0 ? now.adding(delay) : nil
       return .wrong(failures: record.passcodeFailures, repeated: false, delayUntil: record.passcodeNextAllowed)
     }
   }

@@ -14,6 +14,9 @@ public enum StateError: Error, Equatable, Sendable, CustomStringConvertible {
   case io(path: String, operation: String, errno: Int32)
   /// A file is larger than any valid state file.
   case tooLarge(path: String, limit: Int)
+  /// Another process held the lock longer than the bounded wait (`FileSyscalls.lockWaitSeconds`); the holder
+  /// is named when /proc shows it.
+  case lockTimeout(path: String, seconds: Int, holder: LockHolder?)
 
   /// The reason alone, as a clause without the path ("it is a symbolic link"), for messages that name the file.
   public var clause: String {
@@ -25,6 +28,8 @@ public enum StateError: Error, Equatable, Sendable, CustomStringConvertible {
     case .permissionDenied: "permission denied"
     case .io(_, let operation, let code): "\(operation) failed: \(errnoDescription(code))"
     case .tooLarge(_, let limit): "it is larger than \(limit) bytes"
+    case .lockTimeout(_, let seconds, let holder):
+      "it stayed locked for \(seconds) seconds by \(holder.map(\.description) ?? "another process")"
     }
   }
 
@@ -37,6 +42,18 @@ public enum StateError: Error, Equatable, Sendable, CustomStringConvertible {
     case .permissionDenied(let path): "Permission denied reading the state at \(path); run as root."
     case .io(let path, let operation, let code): "Failed to \(operation) \(path): \(errnoDescription(code))."
     case .tooLarge(let path, let limit): "The state file \(path) is larger than \(limit) bytes."
+    case .lockTimeout(let path, let seconds, let holder):
+      "Timed out after \(seconds) seconds waiting for \(Self.lockName(path)) held by "
+        + "\(holder.map(\.description) ?? "another process")."
     }
+  }
+
+  /// "the state lock of user alice" for `<root>/locks/alice`, else "the lock <path>".
+  static func lockName(_ path: String) -> String {
+    let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+    guard parts.count >= 2, parts[parts.count - 2] == "locks", let user = parts.last, !user.isEmpty else {
+      return "the lock \(path)"
+    }
+    return "the state lock of user \(user)"
   }
 }
