@@ -30,7 +30,7 @@ MODULE_FLAGS := -Xswiftc -static-stdlib -Xlinker --version-script=$(CURDIR)/expo
                 -Xswiftc -use-ld=lld -Xlinker --icf=all -Xlinker -z -Xlinker pack-relative-relocs -Xlinker -O1 \
                 -Xswiftc -L$(CURDIR)/$(CXX_STATIC_DIR) -Xlinker $(shell gcc -print-file-name=libgcc_eh.a) \
                 -Xlinker --symbol-ordering-file=$(CURDIR)/module-order.txt -Xlinker --no-warn-symbol-ordering
-DEBIAN_PACKAGES := libpam0g-dev libcrypt-dev pamtester libpam-wrapper pkg-config binutils
+DEBIAN_PACKAGES := libpam0g-dev libcrypt-dev pamtester libpam-wrapper pkg-config binutils openssh-server openssh-client
 
 .PHONY: all deps module tools check-load test reliability-heavy test-extra fuzz-short demo bench install uninstall check-install clean
 
@@ -183,7 +183,7 @@ pam-cycles-run:
 	mkdir -m 700 $$dir/state $$dir/pam; \
 	printf 'auth [success=done ignore=ignore default=die] %s state_dir=%s feature=vpn sensor=none\nauth required pam_permit.so\n' \
 	  $(PAM_CYCLES_MODULE) $$dir/state > $$dir/pam/feature; \
-	printf 'auth required %s state_dir=%s hash_cost=1 sensor=none\n' $(PAM_CYCLES_MODULE) $$dir/state > $$dir/pam/unknown; \
+	printf 'auth required %s state_dir=%s hash_cost=1 sensor=none nodelay\n' $(PAM_CYCLES_MODULE) $$dir/state > $$dir/pam/unknown; \
 	cp $$dir/pam/unknown $$dir/pam/passcode; printf 'hash_cost=1\n' > $$dir/cost.conf; \
 	echo 123456 | $(CTL) passcode set root --conf $$dir/cost.conf --state-dir $$dir/state >/dev/null || exit 1; \
 	for run in "feature root" "unknown localauth-no-such-user" "passcode root"; do \
@@ -208,7 +208,7 @@ pam-cycles-run:
 # (python3 and sudo are not in a minimal Debian).
 DEBIAN_PACKAGES += python3 login sudo
 
-# As root: a demo user with a finger and a passcode in build/demo/state, then pamtester under pam_wrapper
+# As root: a demo user with a finger and a passcode in a private /tmp folder, then pamtester under pam_wrapper
 # through the main scenarios (scripts/demo.sh); nothing under /etc changes. Fails if any step misbehaves.
 demo: module tools
 	LOCALAUTH_MODULE=$(CURDIR)/$(MODULE) LOCALAUTH_CTL=$(CURDIR)/$(CTL) bash scripts/demo.sh

@@ -57,8 +57,16 @@ struct ArgumentDecodingTests {
     #expect(sentence.contains("not running as root"))
   }
 
-  @Test("local host names are not remote")
-  func localHosts() {
-    #expect(Authenticate.localHosts.isSuperset(of: ["localhost", "127.0.0.1", "::1"]))
+  @Test("PAM_RHOST: any host is remote, local names included; an unset one leaves the decision to the system")
+  func remoteHosts() {
+    let nothing = RemoteSession.System(read: { _, _ in nil }, exists: { _ in false })
+    for host in ["localhost", "localhost.localdomain", "127.0.0.1", "::1", "203.0.113.7"] {
+      let verdict = RemoteSession.detect(RemoteSession.Input(remoteHost: host, processID: 100), system: nothing)
+      #expect(verdict == RemoteSession.Verdict(isRemote: true, reason: "PAM_RHOST is \(host)"))
+    }
+    #expect(!RemoteSession.detect(RemoteSession.Input(remoteHost: "", processID: 100), system: nothing).isRemote)
+    let sshd = RemoteSession.System(
+      read: { path, _ in path == "/proc/100/stat" ? Array("100 (sshd) S 1 100 100 0".utf8) : nil }, exists: { _ in false })
+    #expect(RemoteSession.detect(RemoteSession.Input(remoteHost: "", processID: 100), system: sshd).isRemote)
   }
 }

@@ -1,0 +1,252 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Decides whether an authentication comes from a remote (network) login, from facts the caller cannot forge.
+///
+/// Checked in this order, the first hit giving the reason: a non-empty PAM_RHOST (localhost included: a tunnel is
+/// still a network login); the utmp record of the terminal (a host means a network login); the logind session of
+/// the process, when logind runs (`REMOTE=1` or a `REMOTE_HOST`); an ancestor process that is a network login
+/// daemon (sshd, telnetd, …); and last the SSH_* variables. The environment and PAM_RHOST are set by the caller
+/// or the application, so they may only make a session remote, never local (docs/RULES.md, rule 2).
+public enum RemoteSession {
+  /// What the caller knows about the request; the rest is read from the system.
+  public struct Input: Equatable, Sendable {
+    /// PAM_RHOST; empty when unset.
+    public var remoteHost: String
+    /// PAM_TTY ("/dev/pts/3", "pts/3" or ":0"); empty when unset.
+    public var tty: String
+    /// The values of `RemoteSession.variables` that are set, from the PAM or the process environment.
+    public var environment: [String: String]
+    /// The process whose session and ancestry are examined (the PAM application: getpid()).
+    public var processID: Int32
+
+    /// Describes a request.
+    public init(remoteHost: String = "", tty: String = "", environment: [String: String] = [:], processID: Int32) {
+      self.remoteHost = remoteHost
+      self.tty = tty
+      self.environment = environment
+      self.processID = processID
+    }
+  }
+
+  /// The decision and the one fact behind it, in words for a debug log line.
+  public struct Verdict: Equatable, Sendable {
+    /// True for a remote session.
+    public var isRemote: Bool
+    /// Why, as a phrase ("ancestor process 812 is sshd").
+    public var reason: String
+
+    /// Describes a decision.
+    public init(isRemote: Bool, reason: String) {
+      self.isRemote = isRemote
+      self.reason = reason
+    }
+  }
+
+  /// The system reads the detection makes, as functions so that tests can feed fake /proc, logind and utmp files.
+  public struct System: Sendable {
+    /// The contents of a file of at most `limit` bytes; nil when it is missing, unreadable or larger.
+    public var read: @Sendable (_ path: String, _ limit: Int) -> [UInt8]?
+    /// True when the path exists.
+    public var exists: @Sendable (_ path: String) -> Bool
+
+    /// True when what belongs to a process (its logind session and ancestry) may be remembered per process.
+    public var remembersProcesses: Bool
+
+    /// Describes a system.
+    public init(
+      read: @escaping @Sendable (String, Int) -> [UInt8]?, exists: @escaping @Sendable (String) -> Bool,
+      remembersProcesses: Bool = false
+    ) {
+      self.read = read
+      self.exists = exists
+      self.remembersProcesses = remembersProcesses
+    }
+
+    /// The running system (files opened without following a final symbolic link).
+    public static let live = System(
+      read: { path, limit in try? readSmallFile(path, limit: limit) },
+      exists: { path in access(path, F_OK) == 0 }, remembersProcesses: true)
+  }
+
+  /// The logind and ancestry part of the decision for each process examined, remembered for the process's life.
+  /// A process never gains a logind session or a network-login ancestor (reparenting only moves it under init or
+  /// a subreaper), so a screen locker or display manager that authenticates again need not walk /proc again
+  /// (the walk is most of the module's time on a reuse-window success). Keyed by pid and start time.
+  private static let processFacts = Mutex()
+  nonisolated(unsafe) private static var rememberedFacts: [Int32: (start: UInt64, reason: String?)] = [:]
+
+  /// The logind or ancestry reason for `pid`, from memory when the system allows it.
+  static func processReason(_ pid: Int32, _ system: System) -> String? {
+    func compute() -> String? { logindReason(pid, system) ?? ancestryReason(pid, system) }
+    guard system.remembersProcesses, let start = FileSyscalls.processStartTime(pid) else { return compute() }
+    if let known = processFacts.withLock({ rememberedFacts[pid] }), known.start == start { return known.reason }
+    let reason = compute()
+    processFacts.withLock { rememberedFacts = [pid: (start, reason)] }
+    return reason
+  }
+
+  /// The environment variables that mark an SSH session (they can only add remoteness).
+  public static let variables = ["SSH_CONNECTION", "SSH_CLIENT", "SSH_TTY"]
+  /// Process names (comm) of network login daemons: a process below one of them is in a remote session.
+  public static let networkDaemons: Set<String> = [
+    "sshd", "sshd-session", "telnetd", "in.telnetd", "rlogind", "in.rlogind", "rshd", "in.rshd", "mosh-server",
+    "dropbear",
+  ]
+  /// The most ancestors examined above the process.
+  public static let maximumAncestry = 64
+  /// logind's per-session state files.
+  public static let logindSessions = "/run/systemd/sessions"
+  /// The utmp file (glibc's _PATH_UTMP).
+  public static let utmpPath = "/var/run/utmp"
+
+  /// Whether the session of `input` is remote, and why.
+  public static func detect(_ input: Input, system: System = .live) -> Verdict {
+    if !input.remoteHost.isEmpty { return Verdict(isRemote: true, reason: "PAM_RHOST is \(printable(input.remoteHost))") }
+    if let reason = utmpReason(input.tty, system) { return Verdict(isRemote: true, reason: reason) }
+    if let reason = processReason(input.processID, system) { return Verdict(isRemote: true, reason: reason) }
+    if let name = variables.first(where: { input.environment[$0] != nil }) {
+      return Verdict(isRemote: true, reason: "\(name) is set")
+    }
+    return Verdict(
+      isRemote: false,
+      reason: "no remote host, remote logind session, utmp host, network login daemon ancestor or SSH variable")
+  }
+
+  // MARK: logind
+
+  /// "logind session N is remote (…)" when logind runs and the process's session says so.
+  static func logindReason(_ pid: Int32, _ system: System) -> String? {
+    guard system.exists(logindSessions), let session = logindSession(pid, system),
+      let bytes = system.read(logindSessions + "/" + session, 65536)
+    else { return nil }
+    var remoteHost = ""
+    var remoteFlag = false
+    for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
+      guard let equals = line.firstIndex(of: "=") else { continue }
+      let key = line[..<equals]
+      var value = String(line[line.index(after: equals)...]).trimmingWhitespace()
+      if value.count >= 2, let quote = value.first, quote == "\"" || quote == "'", value.last == quote {
+        value = String(value.dropFirst().dropLast())
+      }
+      if key == "REMOTE" { remoteFlag = value == "1" }
+      if key == "REMOTE_HOST" { remoteHost = value }
+    }
+    if remoteFlag { return "logind session \(session) is remote (REMOTE=1)" }
+    if !remoteHost.isEmpty { return "logind session \(session) has the remote host \(printable(remoteHost))" }
+    return nil
+  }
+
+  /// The logind session of `pid`: its `session-N.scope` cgroup, else its audit session (/proc/PID/sessionid).
+  static func logindSession(_ pid: Int32, _ system: System) -> String? {
+    if let bytes = system.read("/proc/\(pid)/cgroup", 65536) {
+      for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
+        for part in line.split(separator: "/") where part.hasPrefix("session-") && part.hasSuffix(".scope") {
+          let name = String(part.dropFirst("session-".count).dropLast(".scope".count))
+          if isSessionName(name) { return name }
+        }
+      }
+    }
+    if let bytes = system.read("/proc/\(pid)/sessionid", 32) {
+      let name = String(decoding: bytes, as: UTF8.self).trimmingWhitespace()
+      if name != "4294967295", isSessionName(name) { return name }
+    }
+    return nil
+  }
+
+  /// A session name safe as a file name: 1 to 64 ASCII letters and digits.
+  static func isSessionName(_ name: String) -> Bool {
+    !name.isEmpty && name.utf8.count <= 64
+      && name.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7A) }
+  }
+
+  // MARK: utmp
+
+  /// "utmp records a login on pts/3 from HOST" when the terminal's USER_PROCESS record names a host.
+  static func utmpReason(_ tty: String, _ system: System) -> String? {
+    let line = tty.hasPrefix("/dev/") ? String(tty.dropFirst("/dev/".count)) : tty
+    guard !line.isEmpty, !line.hasPrefix(":"), let bytes = system.read(utmpPath, 1 << 20) else { return nil }
+    for record in UtmpRecord.records(in: bytes) where record.type == Int16(USER_PROCESS) && record.line == line {
+      if !record.host.isEmpty && !isLocalDisplay(record.host) {
+        return "utmp records the login on \(printable(line)) from \(printable(record.host))"
+      }
+    }
+    return nil
+  }
+
+  /// True for an X display name (":0", ":1.0"), which terminal emulators record as their host.
+  static func isLocalDisplay(_ host: String) -> Bool {
+    let parts = host.utf8.dropFirst().split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+    return host.hasPrefix(":") && parts.count <= 2
+      && parts.allSatisfy { !$0.isEmpty && $0.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") } }
+  }
+
+  /// The fields of glibc's `struct utmp` the detection needs, read from the file's bytes.
+  struct UtmpRecord {
+    var type: Int16
+    var line: String
+    var host: String
+
+    /// Every whole record in `bytes`, in glibc's layout for this machine.
+    static func records(in bytes: [UInt8]) -> [UtmpRecord] {
+      let size = MemoryLayout<utmp>.size
+      guard let typeAt = MemoryLayout<utmp>.offset(of: \utmp.ut_type),
+        let lineAt = MemoryLayout<utmp>.offset(of: \utmp.ut_line),
+        let hostAt = MemoryLayout<utmp>.offset(of: \utmp.ut_host)
+      else { return [] }
+      let lineSize = MemoryLayout.size(ofValue: utmp().ut_line)
+      let hostSize = MemoryLayout.size(ofValue: utmp().ut_host)
+      var result: [UtmpRecord] = []
+      var start = 0
+      while start + size <= bytes.count {
+        let raw = UInt16(bytes[start + typeAt]) | UInt16(bytes[start + typeAt + 1]) << 8
+        result.append(UtmpRecord(
+          type: Int16(bitPattern: UInt16(littleEndian: raw)),
+          line: text(bytes[(start + lineAt)..<(start + lineAt + lineSize)]),
+          host: text(bytes[(start + hostAt)..<(start + hostAt + hostSize)])))
+        start += size
+      }
+      return result
+    }
+
+    /// A fixed-size C field up to its first NUL.
+    private static func text(_ field: ArraySlice<UInt8>) -> String {
+      String(decoding: field.prefix { $0 != 0 }, as: UTF8.self)
+    }
+  }
+
+  // MARK: Ancestry
+
+  /// "ancestor process N is sshd" when `pid` or one of its ancestors is a network login daemon.
+  static func ancestryReason(_ pid: Int32, _ system: System) -> String? {
+    var current = pid
+    for _ in 0...maximumAncestry {
+      guard current >= 1, let (name, parent) = processStatus(current, system) else { return nil }
+      if networkDaemons.contains(name) {
+        let who = current == pid ? "the process \(current)" : "ancestor process \(current)"
+        return "\(who) is \(printable(name))"
+      }
+      guard parent != current else { return nil }
+      current = parent
+    }
+    return nil
+  }
+
+  /// The command name and parent pid from /proc/PID/stat ("PID (COMM) STATE PPID …"; COMM may hold spaces and ")").
+  static func processStatus(_ pid: Int32, _ system: System) -> (name: String, parent: Int32)? {
+    guard let bytes = system.read("/proc/\(pid)/stat", 4096),
+      let open = bytes.firstIndex(of: UInt8(ascii: "(")), let close = bytes.lastIndex(of: UInt8(ascii: ")")),
+      open < close
+    else { return nil }
+    let name = String(decoding: bytes[(open + 1)..<close], as: UTF8.self)
+    let fields = bytes[(close + 1)...].split(separator: UInt8(ascii: " "))
+    guard fields.count >= 2, let parent = Int32(String(decoding: fields[1], as: UTF8.self)) else { return nil }
+    return (name, parent)
+  }
+
+  /// `text` as a log-safe token: at most 64 bytes, printable ASCII without spaces, other bytes as "?".
+  static func printable(_ text: String) -> String {
+    String(decoding: text.utf8.prefix(64).map { $0 > 0x20 && $0 < 0x7F ? $0 : UInt8(ascii: "?") }, as: UTF8.self)
+  }
+}
