@@ -61,6 +61,15 @@ struct PAMHandle {
     return nil
   }
 
+  /// pam_unix's failure pause, 2 seconds, which libpam applies (±25 %) only when the stack fails.
+  static let standardFailDelay: UInt32 = 2_000_000
+
+  /// Asks libpam to pause at least `microseconds` if the stack fails; libpam keeps the longest request and
+  /// randomises it. Corresponds to PAM's `pam_fail_delay`.
+  func failDelay(microseconds: UInt32) {
+    _ = pam_fail_delay(raw, microseconds)
+  }
+
   /// Writes one sentence to syslog. Corresponds to PAM's `pam_syslog`.
   func syslog(_ priority: CInt, _ message: String) {
     cpam_syslog(raw, priority, message)

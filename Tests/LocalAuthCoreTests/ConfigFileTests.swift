@@ -41,4 +41,50 @@ struct ConfigFileTests {
     #expect(parsed.options.reason == "Touch to unlock")
     #expect(parsed.warnings.isEmpty)
   }
+
+  /// Parses `file` as the `conf=/c` file, with `arguments` after it.
+  static func parse(file: String, _ arguments: [String] = []) throws -> OptionParser.Parsed {
+    try OptionParser.parse(arguments: ["conf=/c"] + arguments) { $0 == "/c" ? file : nil }
+  }
+
+  @Test func anUnknownLineIsNamedByItsNumberNeverByItsText() throws {
+    let parsed = try Self.parse(file: "# a comment\r\n\nsecret-password-12345\ntimeout = 5\nhunter2 = swordfish\n")
+    #expect(parsed.warnings == [
+      "Unrecognized option on line 3 of /c ignored.", "Unrecognized option on line 5 of /c ignored.",
+    ])
+    #expect(!parsed.warnings.contains { $0.contains("secret") || $0.contains("hunter2") || $0.contains("swordfish") })
+    #expect(parsed.options.evaluation.sensorTimeout == 5)
+  }
+
+  @Test func anUnknownArgumentIsStillNamed() throws {
+    #expect(try Self.parse(file: "", ["frobnicate=1"]).warnings == ["Unrecognized option [frobnicate] in arguments ignored."])
+  }
+
+  @Test("a malformed value in the file names the key and the line, never the value", arguments: [
+    ("timeout = hunter2-secret\n", "timeout", 1, "seconds from 1 to 600"),
+    ("# c\n\ndebug = hunter2-secret\n", "debug", 3, "no value, or a boolean"),
+    ("policy=x\ntimeout=5\nreason = hunter2\u{0}secret\n", "policy", 1, "deviceOwnerAuthentication or deviceOwnerAuthenticationWithBiometrics"),
+    ("timeout=5\r\nreason = hunter2\u{0}secret\r\n", "reason", 2, "a non-empty text"),
+  ])
+  func aMalformedFileValueIsNotRepeated(_ file: String, _ key: String, _ line: Int, _ expected: String) throws {
+    #expect(throws: ConfigError.invalidInFile(key: key, path: "/c", line: line, expected: expected)) { try Self.parse(file: file) }
+    let error = ConfigError.invalidInFile(key: key, path: "/c", line: line, expected: expected)
+    #expect(error.description == "Invalid value for option \(key) on line \(line) of /c: expected \(expected).")
+  }
+
+  @Test func aMalformedArgumentValueIsStillNamed() throws {
+    #expect(throws: ConfigError.invalid(key: "timeout", value: "soon", expected: "seconds from 1 to 600")) {
+      try Self.parse(file: "", ["timeout=soon"])
+    }
+  }
+
+  @Test func nodelayIsAFlagThatIsOffByDefault() throws {
+    #expect(Options().noDelay == false)
+    #expect(try Self.parse(file: "nodelay\n").options.noDelay)
+    #expect(try Self.parse(file: "nodelay\n", ["nodelay=no"]).options.noDelay == false)
+    #expect(try Self.parse(file: "", ["nodelay"]).warnings.isEmpty)
+    #expect(throws: ConfigError.invalid(key: "nodelay", value: "2", expected: "no value, or a boolean")) {
+      try Self.parse(file: "", ["nodelay=2"])
+    }
+  }
 }

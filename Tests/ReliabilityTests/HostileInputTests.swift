@@ -66,7 +66,7 @@ struct HostileInputTests {
       ("debug=maybe", ["debug=maybe"], nil, .invalid(key: "debug", value: "maybe", expected: "no value, or a boolean")),
       ("relative state_dir", ["state_dir=var/lib"], nil, .invalid(key: "state_dir", value: "var/lib", expected: "an absolute path")),
       ("feature with a slash", ["feature=../x"], nil, .invalid(key: "feature", value: "../x", expected: "a feature name of letters, digits, '.', '_' or '-'")),
-      ("bad value in the file", [], "lockout_threshold = 0\n", .invalid(key: "lockout_threshold", value: "0", expected: "a count from 1 to 100")),
+      ("bad value in the file", [], "lockout_threshold = 0\n", .invalidInFile(key: "lockout_threshold", path: "/test.conf", line: 1, expected: "a count from 1 to 100")),
       ("NUL in a value", ["timeout=5\u{0}0"], nil, .invalid(key: "timeout", value: "5\u{0}0", expected: "seconds from 1 to 600")),
     ]
     let began = monotonicSeconds()

@@ -97,7 +97,7 @@ struct AdminCommandTests {
     #expect(refused.stderr == "Error: Only root may present to the sensor: run touch as root (effective uid is 65534).\n")
     let cancel = try cli.run(["touch", "alice", "--cancel"], asNobody: true)
     #expect(cancel.status == 1)
-    #expect(try cli.statusJSON("alice")["pendingSensorEvents"] as? Int == 0)
+    #expect(try cli.statusJSON("alice")["waitingPrompts"] as? Int == 0)
 
     let status = try cli.run(["status", "alice"], asNobody: true)
     #expect(status.status == 1)
@@ -119,7 +119,7 @@ struct AdminCommandTests {
     #expect(lines.contains("state_dir=\(cli.folder)/from-conf"))
     #expect(lines.contains("debug=yes"))
     #expect(lines.contains("# reason is derived from the PAM service"))
-    #expect(ok.stderr == "Warning: Unrecognized option [mystery] in \(conf) ignored.\n")
+    #expect(ok.stderr == "Warning: Unrecognized option on line 4 of \(conf) ignored.\n")
 
     let bad = try cli.run(["check-config", "--conf", conf, "timeout=soon"], stateDir: false)
     #expect(bad.status == 1)

@@ -20,6 +20,7 @@ extension Options {
     lines.append("biometry_max_age=\(Self.number(e.biometryMaxAge))")
     lines.append("hash_cost=\(e.hasher.cost)")
     lines.append("debug=\(debug ? "yes" : "no")")
+    lines.append("nodelay=\(noDelay ? "yes" : "no")")
     return lines
   }
 

@@ -17,10 +17,12 @@ public struct Options: Equatable, Sendable {
   public var stateDirectory: String = FileStateStore.defaultRoot
   /// The simulated sensor's modality, or nil for no sensor.
   public var sensor: Modality? = .touchID
-  /// Seconds a queued sensor event stays valid.
+  /// Seconds a presented sensor event stays valid.
   public var eventExpiry: Double = 30
   /// Log debug lines.
   public var debug = false
+  /// Skip the failure pause: without it a failed authentication asks libpam for pam_unix's 2 s `pam_fail_delay`.
+  public var noDelay = false
   /// The evaluation rules.
   public var evaluation = EvaluationSettings()
 
@@ -79,21 +81,40 @@ public enum OptionParser {
       throw ConfigError.unreadable(path: path, reason: "\(error)")
     }
     if let text {
-      try apply(fileLines(text), to: &options, warnings: &warnings, source: path)
+      try apply(numberedFileLines(text), to: &options, warnings: &warnings, source: .file(path))
     } else if explicit != nil {
       throw ConfigError.unreadable(path: path, reason: "it does not exist")
     }
-    try apply(arguments.filter { !$0.hasPrefix("conf=") }, to: &options, warnings: &warnings, source: "arguments")
+    let entries = arguments.filter { !$0.hasPrefix("conf=") }.map { Entry(text: $0, line: 0) }
+    try apply(entries, to: &options, warnings: &warnings, source: .arguments)
     return Parsed(options: options, warnings: warnings)
+  }
+
+  /// Where entries come from. A file's text is never repeated in a warning or an error, only its line number:
+  /// `conf=` may name a file that holds a secret, and the log is read by more people than the file.
+  enum Source {
+    /// The PAM line's arguments, which root wrote: a warning may name the key.
+    case arguments
+    /// A configuration file.
+    case file(String)
+  }
+
+  /// One argument, or one file line in argument form with its 1-based line number (0 for arguments).
+  struct Entry {
+    let text: String
+    let line: Int
   }
 
   /// Turns configuration-file text into argument form: comments and blank lines dropped, `k = v` → `k=v`.
   ///
   /// Works on the UTF-8 bytes: lines end at "\n" (so "\r\n" files work), and only ASCII blanks are trimmed,
   /// which keeps the module's start-up free of Unicode grapheme and scalar machinery.
-  public static func fileLines(_ text: String) throws -> [String] {
+  public static func fileLines(_ text: String) throws -> [String] { try numberedFileLines(text).map(\.text) }
+
+  /// `fileLines(_:)` with each entry's line number, for messages that must not repeat the line.
+  static func numberedFileLines(_ text: String) throws -> [Entry] {
     guard text.utf8.count <= maximumFileSize else { throw ConfigError.tooLarge(what: "file larger than \(maximumFileSize) bytes") }
-    var entries: [String] = []
+    var entries: [Entry] = []
     var text = text
     text.withUTF8 { bytes in
       func trimmed(_ range: Range<Int>) -> Range<Int> {
@@ -104,14 +125,16 @@ public enum OptionParser {
       }
       func string(_ range: Range<Int>) -> String { String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self) }
       var start = 0
+      var number = 0
       while start < bytes.count {
         var end = start
         while end < bytes.count, bytes[end] != UInt8(ascii: "\n") { end += 1 }
         let line = trimmed(start..<end)
         start = end + 1
+        number += 1
         if line.isEmpty || bytes[line.lowerBound] == UInt8(ascii: "#") { continue }
         guard let eq = line.first(where: { bytes[$0] == UInt8(ascii: "=") }) else {
-          entries.append(string(line))
+          entries.append(Entry(text: string(line), line: number))
           continue
         }
         var value = trimmed(eq + 1..<line.upperBound)
@@ -119,7 +142,7 @@ public enum OptionParser {
         if value.count >= 2, bytes[value.lowerBound] == quote, bytes[value.upperBound - 1] == quote {
           value = value.lowerBound + 1..<value.upperBound - 1
         }
-        entries.append(string(trimmed(line.lowerBound..<eq)) + "=" + string(value))
+        entries.append(Entry(text: string(trimmed(line.lowerBound..<eq)) + "=" + string(value), line: number))
       }
     }
     guard entries.count <= maximumEntries else { throw ConfigError.tooLarge(what: "more than \(maximumEntries) lines") }
@@ -132,8 +155,9 @@ public enum OptionParser {
   }
 
   /// Applies entries in order through the option table.
-  static func apply(_ entries: [String], to options: inout Options, warnings: inout [String], source: String) throws {
-    for entry in entries {
+  static func apply(_ entries: [Entry], to options: inout Options, warnings: inout [String], source: Source) throws {
+    for numbered in entries {
+      let entry = numbered.text
       guard entry.utf8.count <= maximumEntryLength else { throw ConfigError.tooLarge(what: "an entry longer than \(maximumEntryLength) bytes") }
       let key: String
       let value: String?
@@ -145,20 +169,28 @@ public enum OptionParser {
         value = nil
       }
       guard let spec = table.first(where: { $0.key == key }) else {
-        warnings.append("Unrecognized option [\(key.prefix(64))] in \(source) ignored.")
+        switch source {
+        case .arguments: warnings.append("Unrecognized option [\(key.prefix(64))] in arguments ignored.")
+        case .file(let path): warnings.append("Unrecognized option on line \(numbered.line) of \(path) ignored.")
+        }
         continue
+      }
+      // The key is the table's own; the value is named only when it came from the arguments.
+      func invalid(_ value: String, _ expected: String) -> ConfigError {
+        switch source {
+        case .arguments: .invalid(key: key, value: value, expected: expected)
+        case .file(let path): .invalidInFile(key: key, path: path, line: numbered.line, expected: expected)
+        }
       }
       // A NUL would cut the value short wherever it becomes a C string (strtod parses "5\u{0}0" as 5).
       if let value, value.utf8.contains(0) {
-        throw ConfigError.invalid(key: key, value: value, expected: spec.takesValue ? spec.expected : "no value, or a boolean")
+        throw invalid(value, spec.takesValue ? spec.expected : "no value, or a boolean")
       }
       if spec.takesValue {
         guard let value else { throw ConfigError.missingValue(key: key) }
-        guard spec.apply(&options, value) else { throw ConfigError.invalid(key: key, value: value, expected: spec.expected) }
+        guard spec.apply(&options, value) else { throw invalid(value, spec.expected) }
       } else {
-        guard value == nil || ["1", "true", "yes", "on"].contains(value!) || ["0", "false", "no", "off"].contains(value!) else {
-          throw ConfigError.invalid(key: key, value: value!, expected: "no value, or a boolean")
-        }
+        guard value == nil || boolean(value!) != nil else { throw invalid(value!, "no value, or a boolean") }
         _ = spec.apply(&options, value ?? "1")
       }
     }
@@ -264,6 +296,10 @@ public enum OptionParser {
     },
     OptionSpec(key: "debug", takesValue: false, expected: "") {
       $0.debug = boolean($1) ?? true
+      return true
+    },
+    OptionSpec(key: "nodelay", takesValue: false, expected: "") {
+      $0.noDelay = boolean($1) ?? true
       return true
     },
   ]

@@ -2,7 +2,8 @@
 ///
 /// Layout: `<root>/users/<name>` (records), `<root>/locks/<name>` (flock targets, since a rename
 /// replaces the record's inode), `<root>/sensor/<name>/` (the simulated sensor's queue). Every folder and
-/// file must be owned by root and not writable by group or others; nothing follows a symbolic link.
+/// file must be owned by root and not writable by group or others, and so must every folder above the state
+/// folder unless sticky (TrustedAncestors.swift); nothing follows a symbolic link, and a record has one name.
 public final class FileStateStore: StateStore {
   /// The state folder.
   public let root: String
@@ -71,7 +72,9 @@ public final class FileStateStore: StateStore {
   }
 
   /// Checks (or creates) the folders; false when the state folder does not exist and `creating` is false.
+  /// The folders above the state folder are checked first, at every call (a few lstat calls).
   private func checkLayout(creating: Bool) throws(StateError) -> Bool {
+    try FileSyscalls.checkTrustedAncestors(of: root)
     if creating {
       try FileSyscalls.ensureDirectory(root)
       try FileSyscalls.ensureDirectory(usersDirectory)

@@ -12,6 +12,17 @@ public protocol AuthClock: AnyObject, Sendable {
   func bootID() -> String
   /// Waits for `seconds` of this clock's time (the real clock sleeps; a manual clock advances).
   func sleep(_ seconds: Double)
+  /// Seconds on a clock that never jumps (CLOCK_MONOTONIC): every sensor and lock deadline is measured on it.
+  func uptime() -> Double
+  /// Like `sleep(_:)`, but returns early once `descriptor` is readable (a prompt's folder watch).
+  func sleep(_ seconds: Double, wakingOn descriptor: Int32)
+}
+
+extension AuthClock {
+  /// A clock without a separate monotonic source measures deadlines on its own time (manual clocks do).
+  public func uptime() -> Double { now().seconds }
+  /// A clock that cannot wait on a descriptor just sleeps.
+  public func sleep(_ seconds: Double, wakingOn descriptor: Int32) { sleep(seconds) }
 }
 
 /// The real clock: CLOCK_REALTIME and the kernel's boot id.
@@ -25,7 +36,21 @@ public final class SystemClock: AuthClock {
     return WallTime(seconds: Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9)
   }
 
-  public func bootID() -> String { kernelBootID }
+  public func bootID() -> String { kernelBootID ?? Self.unreadableBootID() }
+
+  public func uptime() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+  }
+
+  /// poll(2) on the descriptor for at most `seconds`; a plain sleep when there is none.
+  public func sleep(_ seconds: Double, wakingOn descriptor: Int32) {
+    guard descriptor >= 0 else { return sleep(seconds) }
+    guard seconds > 0, seconds.isFinite else { return }
+    var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+    _ = poll(&entry, 1, Int32(min(seconds, 3600) * 1000) + 1)
+  }
 
   public func sleep(_ seconds: Double) {
     guard seconds > 0, seconds.isFinite else { return }
@@ -36,11 +61,42 @@ public final class SystemClock: AuthClock {
   }
 }
 
+extension SystemClock {
+  /// The file the kernel's boot id is read from.
+  static let bootIDPath = "/proc/sys/kernel/random/boot_id"
+
+  /// The boot id in `path`, or nil when it cannot be read or is not a boot id (empty, or more than hexadecimal
+  /// digits and dashes).
+  static func readBootID(at path: String) -> String? {
+    guard let bytes = try? readSmallFile(path, limit: 128) else { return nil }
+    let text = String(decoding: bytes, as: UTF8.self).trimmingWhitespace()
+    guard !text.isEmpty, text.utf8.allSatisfy({ $0 == UInt8(ascii: "-") || isHexDigit($0) }) else { return nil }
+    return text
+  }
+
+  /// The boot id of `path`, or when it cannot be read a new random one at every call: every authentication is
+  /// then the first of a new boot (the passcode is required, no reuse window holds), never one constant boot
+  /// that would let a stamp recorded under it be honoured for ever.
+  static func bootID(readingFrom path: String) -> String { readBootID(at: path) ?? unreadableBootID() }
+
+  /// "unreadable-" and 128 random bits: a value no record holds and no later call repeats.
+  static func unreadableBootID() -> String {
+    var generator = SystemRandomNumberGenerator()
+    let high: UInt64 = generator.next()
+    let low: UInt64 = generator.next()
+    return "unreadable-" + String(high, radix: 16) + "-" + String(low, radix: 16)
+  }
+
+  private static func isHexDigit(_ byte: UInt8) -> Bool {
+    (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+      || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
+  }
+}
+
 /// The kernel's boot id, read once per process: no process outlives a boot, and an evaluation asks for it
-/// several times (biometry status, reuse window, the success it records).
-private let kernelBootID: String =
-  (try? readSmallFile("/proc/sys/kernel/random/boot_id", limit: 128))
-  .map { String(decoding: $0, as: UTF8.self).trimmingWhitespace() } ?? "unknown-boot"
+/// several times (biometry status, reuse window, the success it records). nil when unreadable: `bootID()` then
+/// draws a new random id at every call.
+private let kernelBootID: String? = SystemClock.readBootID(at: SystemClock.bootIDPath)
 
 /// A clock that moves only when told to: tests advance it instead of sleeping.
 public final class ManualClock: AuthClock, @unchecked Sendable {

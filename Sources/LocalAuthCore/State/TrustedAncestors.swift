@@ -1,0 +1,108 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+// Part of the FileSyscalls fence (FileSyscalls.swift): the folders above the state folder. Checking the state
+// folder alone is not enough: whoever may rename entries in a folder above it can move the whole tree aside
+// and put one of their own in its place between two checks.
+
+extension FileSyscalls {
+  /// The most symbolic links followed among the ancestors (the kernel allows 40; /var/run → /run needs one).
+  static let maximumAncestorLinks = 8
+
+  /// Checks every folder from / down to the one holding `path`, without opening anything: each must belong to
+  /// root and not be writable by group or others, unless it is sticky (/tmp), where nobody else can rename or
+  /// remove root's entries — OpenSSH's rule for the paths it trusts, plus the sticky exception.
+  ///
+  /// A symbolic link among them (/var/run → /run) is accepted only when root owns it, since its folder is
+  /// checked already and only root could have made it; the walk then goes on through the folders it names,
+  /// checked the same way, so the folders the kernel will really pass through are the ones checked. A missing
+  /// folder ends the walk: the open or mkdir that follows reports it. A relative path starts at the working
+  /// folder (getcwd gives its physical path).
+  public static func checkTrustedAncestors(of path: String) throws(StateError) {
+    var start = path
+    if !path.hasPrefix("/") {
+      var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+      guard getcwd(&buffer, buffer.count) != nil else {
+        throw .io(path: path, operation: "find the folder of", errno: errno)
+      }
+      let folder = String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+      start = folder + "/" + path
+    }
+    // The names still to walk, the last one (the state folder itself) left to checkTrustedDirectory.
+    var pending = ArraySlice(components(start).dropLast())
+    var current = ""  // the folder reached so far, with no link in it; "" is /
+    var links = 0
+    try checkAncestor("/")
+    while let name = pending.popFirst() {
+      if name == "." { continue }
+      if name == ".." {
+        current = String(current[..<(current.lastIndex(of: "/") ?? current.startIndex)])
+        continue
+      }
+      let next = current + "/" + name
+      var st = stat()
+      guard lstat(next, &st) == 0 else {
+        if errno == ENOENT { return }
+        if errno == EACCES { throw .permissionDenied(path: next) }
+        throw .io(path: next, operation: "stat", errno: errno)
+      }
+      if (st.st_mode & S_IFMT) == S_IFLNK {
+        guard st.st_uid == trustedOwner else {
+          throw .insecure(
+            path: next, reason: "it is above the state folder and is a symbolic link owned by uid \(st.st_uid), not root")
+        }
+        links += 1
+        guard links <= maximumAncestorLinks, let target = linkTarget(next) else {
+          throw .insecure(
+            path: next, reason: "it is above the state folder and leads through too many or unreadable symbolic links")
+        }
+        if target.hasPrefix("/") { current = "" }
+        pending = ArraySlice(components(target) + pending)
+        continue
+      }
+      guard (st.st_mode & S_IFMT) == S_IFDIR else {
+        throw .insecure(path: next, reason: "it is above the state folder and is not a directory")
+      }
+      try checkAncestor(st, path: next)
+      current = next
+    }
+  }
+
+  /// Checks the root folder itself.
+  private static func checkAncestor(_ path: String) throws(StateError) {
+    var st = stat()
+    guard lstat(path, &st) == 0 else { throw .io(path: path, operation: "stat", errno: errno) }
+    try checkAncestor(st, path: path)
+  }
+
+  /// Root's, and not writable by group or others unless sticky.
+  private static func checkAncestor(_ st: stat, path: String) throws(StateError) {
+    guard st.st_uid == trustedOwner else {
+      throw .insecure(path: path, reason: "it is above the state folder and owned by uid \(st.st_uid), not root")
+    }
+    let mode = st.st_mode & 0o7777
+    let sticky: mode_t = 0o1000  // S_ISVTX
+    guard mode & 0o022 == 0 || mode & sticky != 0 else {
+      throw .insecure(
+        path: path,
+        reason: "it is above the state folder and writable by group or others without the sticky bit "
+          + "(mode \(String(mode, radix: 8)))")
+    }
+  }
+
+  /// The non-empty names of a path, in order.
+  private static func components(_ path: String) -> [String] {
+    path.split(separator: "/").map(String.init)
+  }
+
+  /// What a symbolic link holds, or nil when it cannot be read.
+  private static func linkTarget(_ path: String) -> String? {
+    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    let count = readlink(path, &buffer, buffer.count - 1)
+    guard count > 0 else { return nil }
+    return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+  }
+}
