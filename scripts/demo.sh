@@ -3,8 +3,8 @@
 #
 # The module runs under pam_wrapper (LD_PRELOAD=libpam_wrapper.so PAM_WRAPPER=1 PAM_WRAPPER_SERVICE_DIR=...),
 # which makes libpam read service files from a private folder. A demo user gets an enrolled finger and a
-# passcode in a private state folder (build/demo/state, root 0700); `localauthctl touch` queues what the
-# simulated sensor reads. Every step prints a one-line explanation, pamtester's conversation, the module's
+# passcode in a private state folder (under /tmp, root 0700); `localauthctl touch --wait` presents what
+# the simulated sensor reads to the prompt that waits, while pamtester runs. Every step prints a one-line explanation, pamtester's conversation, the module's
 # log lines and the PAM result, and checks the result (pamtester's status and message, and the conversation's
 # text; the log lines are shown, not checked): the script exits non-zero if any step does not show what it
 # should. The demo user is removed at the end.
@@ -18,7 +18,10 @@ MODULE=${LOCALAUTH_MODULE:-$ROOT/build/pam_localauth.so}
 CTL=${LOCALAUTH_CTL:-$ROOT/build/localauthctl}
 DEMO_USER=localauth-demo
 PASSCODE=1234
-WORK=$ROOT/build/demo
+# Under /tmp, not build/: the module refuses a state folder below a folder that is not root's (a clone in a
+# home folder), and /tmp passes as a sticky root-owned folder.
+WORK=$(mktemp -d /tmp/localauth-demo.XXXXXX) || { echo "demo: mktemp failed" >&2; exit 1; }
+trap 'rm -rf "$WORK"' EXIT
 STATE=$WORK/state
 SERVICES=$WORK/pam.d
 TIMEOUT=2
@@ -60,12 +63,13 @@ ctl() { "$CTL" "$@" --state-dir "$STATE" >/dev/null || die "localauthctl $* fail
 
 # Each demo service is the shipped pam.d/localauth-demo with the module's absolute path, the private state
 # folder, an empty private configuration (so an installed /etc/security/localauth.conf cannot change the
-# demo), a short sensor timeout and the step's own arguments appended to every pam_localauth line.
+# demo), a short sensor timeout, `nodelay` (the demo fails on purpose; libpam's 2 s pause after each failure
+# would only slow it down) and the step's own arguments appended to every pam_localauth line.
 : >"$WORK/localauth.conf"
 chmod 0600 "$WORK/localauth.conf"
 make_service() {
   local name=$1; shift
-  sed -e "s#\(^[[:space:]]*[a-z]*[[:space:]].*\)pam_localauth\.so\(.*\)\$#\1$MODULE\2 state_dir=$STATE conf=$WORK/localauth.conf timeout=$TIMEOUT $*#" \
+  sed -e "s#\(^[[:space:]]*[a-z]*[[:space:]].*\)pam_localauth\.so\(.*\)\$#\1$MODULE\2 state_dir=$STATE conf=$WORK/localauth.conf timeout=$TIMEOUT nodelay $*#" \
     "$ROOT/pam.d/localauth-demo" >"$SERVICES/$name" || die "cannot write $SERVICES/$name"
   grep -q "$MODULE" "$SERVICES/$name" || die "pam.d/localauth-demo has no pam_localauth.so line"
 }
@@ -92,11 +96,36 @@ step() {
   printf '\n%s%d. %s%s\n' "$BOLD" "$STEP" "$*" "$PLAIN"
 }
 
-# Queues a simulated sensor event: touch FINGER [localauthctl touch options].
+# A simulated sensor event for the next pamtester run: touch FINGER [localauthctl touch options]. Each is
+# presented, in order, to the prompt that waits when its turn comes (`touch --wait`), as a person would.
+TOUCHES=()
 touch_sensor() {
-  local finger=$1; shift
-  ctl touch "$DEMO_USER" "$finger" "$@"
-  printf '%s$ localauthctl touch %s %s %s%s\n' "$DIM" "$DEMO_USER" "$finger" "$*" "$PLAIN"
+  TOUCHES+=("$*")
+  printf '%s$ localauthctl touch --wait 10 %s %s%s\n' "$DIM" "$DEMO_USER" "$*" "$PLAIN"
+}
+
+# Starts the pending touches in the background (TOUCHER), or nothing.
+start_touches() {
+  TOUCHER=
+  [ ${#TOUCHES[@]} -gt 0 ] || return 0
+  local pending=("${TOUCHES[@]}")
+  TOUCHES=()
+  (
+    for t in "${pending[@]}"; do
+      # shellcheck disable=SC2086 # each entry is a finger and its options, split on purpose
+      "$CTL" touch "$DEMO_USER" $t --wait 10 --state-dir "$STATE" >/dev/null 2>&1
+    done
+  ) &
+  TOUCHER=$!
+}
+
+# Ends what is left of the touches once pamtester returned: a touch with no prompt goes nowhere.
+stop_touches() {
+  [ -n "$TOUCHER" ] || return 0
+  pkill -P "$TOUCHER" 2>/dev/null
+  kill "$TOUCHER" 2>/dev/null
+  wait "$TOUCHER" 2>/dev/null
+  TOUCHER=
 }
 
 # Runs pamtester: pam SERVICE OPERATION [TYPED-LINE]. Sets OUT (conversation and log lines) and RC.
@@ -106,9 +135,11 @@ pam() {
     "${typed:+ (typing $typed)}" "$PLAIN"
   local input=''
   [ -z "$typed" ] || input=$typed$'\n'
+  start_touches
   raw=$(printf '%s' "$input" | env LD_PRELOAD="$WRAPPER" PAM_WRAPPER=1 PAM_WRAPPER_SERVICE_DIR="$SERVICES" \
     PAM_WRAPPER_DEBUGLEVEL=2 stdbuf -o0 -e0 pamtester "$service" "$DEMO_USER" "$operation" 2>&1)
   RC=$?
+  stop_touches
   # Keep the conversation and the module's syslog lines; drop pam_wrapper's own debug lines. The passcode
   # prompt has no newline (the typed line is not echoed), so what follows it is moved to its own line.
   OUT=$(printf '%s\n' "$raw" | sed -e 's/\(Passcode: \)\(.\)/\1\n\2/' | sed \
@@ -166,7 +197,18 @@ step "After a restart the passcode comes first: biometry is not offered until th
 pam localauth-demo authenticate "$PASSCODE"
 expect PAM_SUCCESS "+required after a restart" "+$PASSCODE_PROMPT" "-$FINGER_PROMPT"
 
-step "The enrolled finger is accepted; no passcode is asked."
+step "A touch with no prompt on screen does nothing: it is refused, not kept for a later prompt."
+printf '%s$ localauthctl touch %s right-index%s\n' "$DIM" "$DEMO_USER" "$PLAIN"
+early=$("$CTL" touch "$DEMO_USER" right-index --quality 1 --state-dir "$STATE" 2>&1)
+early_rc=$?
+printf '  %s\n' "$early"
+if [ "$early_rc" -eq 1 ] && grep -qF "No prompt is waiting for $DEMO_USER." <<<"$early"; then
+  printf '  %s=> refused, as expected%s\n' "$GREEN" "$PLAIN"
+else
+  FAILED=$((FAILED + 1)); printf '  %s=> NOT AS EXPECTED: touch exited %s%s\n' "$RED" "$early_rc" "$PLAIN"
+fi
+
+step "The enrolled finger, presented to the waiting prompt, is accepted; no passcode is asked."
 touch_sensor right-index --quality 1
 pam localauth-demo authenticate
 expect PAM_SUCCESS "+$FINGER_PROMPT" "-$PASSCODE_PROMPT"

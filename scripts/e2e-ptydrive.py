@@ -3,6 +3,8 @@
 
 Usage: e2e-ptydrive.py [--bind SRC:DST]... [--replace SRC:DST]... [--as UID:GID] [--timeout S] STEP... -- COMMAND...
 Steps: expect:REGEX  send:TEXT (a newline is added)  eof  kill
+       run:SHELL-COMMAND (started in the background as the driver's user, root; waited for when the driver ends)
+       stop / cont (SIGSTOP / SIGCONT to the command's process)  sleep:SECONDS
 --bind mounts SRC over DST (run it inside `unshare --mount`); --replace swaps DST's content for SRC's and
 puts the original back when the driver ends, also on SIGINT, SIGTERM or SIGHUP; a DST that did not exist is
 created with SRC's mode and removed at the end.
@@ -49,6 +51,7 @@ for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
     signal.signal(s, on_signal)
 
 transcript = b""
+background = []
 status = None
 failed = None
 pid = None
@@ -121,6 +124,14 @@ try:
                 failed = step
         elif kind == "kill":
             os.kill(pid, signal.SIGKILL)
+        elif kind == "run":
+            background.append(subprocess.Popen(["/bin/sh", "-c", value], stdin=subprocess.DEVNULL, stdout=sys.stderr))
+        elif kind == "sleep":
+            time.sleep(float(value))
+        elif kind == "stop":
+            os.kill(pid, signal.SIGSTOP)
+        elif kind == "cont":
+            os.kill(pid, signal.SIGCONT)
         if failed:
             break
     if failed:
@@ -132,6 +143,12 @@ finally:
     if pid:
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
+    for job in background:
+        try:
+            job.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            job.kill()
+            job.wait()
     restore()
 
 sys.stdout.write(transcript.decode("utf-8", "replace").replace("\r", ""))

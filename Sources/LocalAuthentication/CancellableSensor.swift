@@ -17,13 +17,17 @@ final class CancellableSensor: BiometricSensor {
 
   var modality: Modality? { inner.modality }
 
+  func openPrompt(for user: UserName, origin: RequestOrigin) throws { try inner.openPrompt(for: user, origin: origin) }
+
+  func closePrompt(for user: UserName) { inner.closePrompt(for: user) }
+
   func nextEvent(for user: UserName, deadline: WallTime) throws -> SensorEvent {
     while true {
       if flag.isCancelled { return .timeout }
-      let sliceEnd = min(deadline, clock.now().adding(slice))
+      let sliceEnd = min(deadline, WallTime(seconds: clock.uptime() + slice))
       let event = try inner.nextEvent(for: user, deadline: sliceEnd)
       // A sensor that returned before its slice ended did not wait: pass its answer on rather than spin.
-      let now = clock.now()
+      let now = WallTime(seconds: clock.uptime())
       if event != .timeout || now >= deadline || now < sliceEnd { return event }
     }
   }

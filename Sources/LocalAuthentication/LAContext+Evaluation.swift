@@ -65,7 +65,7 @@ extension LAContext {
     let request = EvaluationRequest(
       user: user, policy: policy.corePolicy, reason: reason, fallbackTitle: snapshot.fallbackTitle,
       cancelTitle: snapshot.cancelTitle, reuseDuration: reuse, interactionAllowed: !snapshot.interactionNotAllowed,
-      remote: configuration.remote, cancellation: cancellation)
+      remote: configuration.remote, cancellation: cancellation, origin: configuration.origin)
     return .run(Evaluation(configuration: configuration, request: request, user: user, cancellation: cancellation))
   }
 

@@ -20,13 +20,19 @@ public struct LAContextConfiguration: @unchecked Sendable {
   public var user: String
   /// True for a remote session, where biometry is never offered.
   public var remote: Bool
+  /// Who asks: this program, its real user and terminal (named on prompts, the reuse window's scope).
+  public var origin: RequestOrigin
 
   /// Describes an environment.
-  public init(dependencies: Dependencies, settings: EvaluationSettings = EvaluationSettings(), user: String, remote: Bool = false) {
+  public init(
+    dependencies: Dependencies, settings: EvaluationSettings = EvaluationSettings(), user: String, remote: Bool = false,
+    origin: RequestOrigin = RequestOrigin()
+  ) {
     self.dependencies = dependencies
     self.settings = settings
     self.user = user
     self.remote = remote
+    self.origin = origin
   }
 
   /// Why the system configuration could not be built.
@@ -46,7 +52,8 @@ public struct LAContextConfiguration: @unchecked Sendable {
 
   /// The system environment: the calling user (getpwuid(geteuid())), the settings of
   /// /etc/security/localauth.conf when present, the state in its `state_dir` (default /var/lib/localauth),
-  /// the simulated spool sensor, and prompts on the controlling terminal (/dev/tty).
+  /// the simulated spool sensor, prompts on the controlling terminal (/dev/tty), and remote when
+  /// `RemoteSession` says the process runs in a network login.
   public static func system(prompter: AuthPrompter = TerminalPrompter()) throws -> LAContextConfiguration {
     let uid = geteuid()
     guard let entry = getpwuid(uid), let namePointer = entry.pointee.pw_name else {
@@ -67,11 +74,21 @@ public struct LAContextConfiguration: @unchecked Sendable {
       options.sensor.map {
         SpoolSensor(modality: $0, stateRoot: options.stateDirectory, clock: clock, log: log, expiry: options.eventExpiry)
       } ?? AbsentSensor()
-    let environment = ProcessInfo.processInfo.environment
-    let remote = environment["SSH_CONNECTION"] != nil || environment["SSH_CLIENT"] != nil
+    let remote = RemoteSession.detect(RemoteSession.Input(
+      tty: terminalName(), environment: ProcessInfo.processInfo.environment.filter { RemoteSession.variables.contains($0.key) },
+      processID: getpid())).isRemote
     return LAContextConfiguration(
       dependencies: Dependencies(
         clock: clock, store: FileStateStore(root: options.stateDirectory), sensor: sensor, prompter: prompter, log: log),
-      settings: options.evaluation, user: user, remote: remote)
+      settings: options.evaluation, user: user, remote: remote,
+      origin: .current(service: ProcessInfo.processInfo.processName, tty: RequestOrigin.standardInputTerminal()))
+  }
+
+  /// The terminal of standard input, output or error ("/dev/pts/3"); empty when none is one.
+  static func terminalName() -> String {
+    for descriptor in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] {
+      if let name = ttyname(descriptor) { return String(cString: name) }
+    }
+    return ""
   }
 }

@@ -9,36 +9,44 @@ import Glibc
 enum Authenticate {
   static func run(_ context: PAMEntry.Context) throws -> CInt {
     let options = context.options
+    if !options.noDelay { context.handle.failDelay(microseconds: PAMHandle.standardFailDelay) }  // as pam_unix
     let rawUser = try context.handle.user().get()
     let evaluator = PolicyEvaluator(dependencies: context.dependencies, settings: options.evaluation)
     let reason = options.reason ?? "authenticate for \(context.service)"
-    guard let user = try? UserName(rawUser), PAMHandle.userExists(rawUser) else {
-      return PAMResult.code(for: try evaluator.evaluateUnknownUser(
-        reason: reason, fallbackTitle: options.fallbackTitle, policy: options.policy))
+    // docs/RULES.md, "Users the module does not apply to": an unknown user, a user without a passcode and (with
+    // feature=) a user without the feature get the same answer — no prompt, no message, no hash, one code —
+    // so that nothing tells them apart; the stack's next line then decides as it would for anyone.
+    let user = (try? UserName(rawUser)).flatMap { PAMHandle.userExists(rawUser) ? $0 : nil }
+    let record = try user.flatMap { try context.dependencies.store.load($0) }
+    let doesNotApply: String? =
+      if user == nil { "the user is unknown" }
+      else if let feature = options.feature, record?.features.contains(feature) != true {
+        "the user has not enabled protection for feature \(feature)"
+      } else if record?.passcodeHash == nil { "the user has no passcode" }
+      else { nil }
+    if let why = doesNotApply {
+      context.log.log(.info, "pam_localauth does not apply to this user: \(why).")
+      return PAMResult.code(for: options.feature == nil ? ModuleOutcome.doesNotApply : ModuleOutcome.featureNotEnabled)
     }
-    if let feature = options.feature {
-      let record = try context.dependencies.store.load(user)
-      guard record?.features.contains(feature) == true else {
-        context.log.log(.debug, "User \(user) has not enabled protection for feature \(feature); ignoring.")
-        return PAMResult.code(for: ModuleOutcome.featureNotEnabled)
-      }
-    }
-    let remote = isRemote(context)
-    if remote { context.log.log(.debug, "Remote session for user \(user): biometry is not offered.") }
+    guard let user else { return PAMResult.code(for: ModuleOutcome.doesNotApply) }
+    let session = remoteSession(context)
+    let remote = session.isRemote
+    if remote { context.log.log(.debug, "Remote session for user \(user) (\(session.reason)): biometry is not offered.") }
+    let tty = context.handle.item(PAM_TTY) ?? ""
+    let origin = RequestOrigin.current(
+      service: context.service, tty: tty, remoteHost: context.handle.item(PAM_RHOST) ?? "")
     let request = EvaluationRequest(
       user: user, policy: options.policy, reason: reason, fallbackTitle: options.fallbackTitle,
-      reuseDuration: options.reuseDuration, interactionAllowed: true, remote: remote)
+      reuseDuration: options.reuseDuration, interactionAllowed: true, remote: remote, origin: origin)
     return PAMResult.code(for: try evaluator.evaluate(request))
   }
 
-  /// Host names that mean "this machine" in PAM_RHOST.
-  static let localHosts: Set<String> = ["localhost", "localhost.localdomain", "127.0.0.1", "::1"]
-
-  /// True for remote sessions: PAM_RHOST set to a non-local host, or an SSH session.
-  static func isRemote(_ context: PAMEntry.Context) -> Bool {
-    if let host = context.handle.item(PAM_RHOST), !host.isEmpty, !localHosts.contains(host.lowercased()) {
-      return true
-    }
-    return context.handle.environment("SSH_CONNECTION") != nil || context.handle.environment("SSH_CLIENT") != nil
+  /// Whether this is a remote session, and why (RemoteSession: PAM_RHOST, logind, utmp, ancestry, SSH_*).
+  static func remoteSession(_ context: PAMEntry.Context) -> RemoteSession.Verdict {
+    var environment: [String: String] = [:]
+    for name in RemoteSession.variables { environment[name] = context.handle.environment(name) }
+    return RemoteSession.detect(RemoteSession.Input(
+      remoteHost: context.handle.item(PAM_RHOST) ?? "", tty: context.handle.item(PAM_TTY) ?? "",
+      environment: environment, processID: getpid()))
   }
 }

@@ -62,6 +62,8 @@ enum PAMEntry {
       return "pam_sm_\(operation.rawValue) cannot read the state at \(path) as uid \(PAMHandle.effectiveUserID): "
         + "the application is not running as root, so pam_localauth does not apply (PAM_AUTHINFO_UNAVAIL)."
     }
+    // Already a whole sentence that names the user, the wait and the holder.
+    if case StateError.lockTimeout = error { return "\(error)" }
     let reason: String
     switch error {
     case PromptError.conversationFailed: reason = "the application's conversation failed or gave no answer"

@@ -21,8 +21,10 @@ enum PAMFailure: Error, Equatable {
 
 /// What the module decided on its own, without an evaluation: each becomes a PAM code below.
 enum ModuleOutcome: Equatable, CaseIterable {
-  /// facade mode (`feature=`): the user did not enable protection for the feature.
+  /// facade mode (`feature=`): the module does not apply to this user (no feature, no passcode, or unknown).
   case featureNotEnabled
+  /// The module does not apply to this user (unknown, or without a passcode): the next line decides.
+  case doesNotApply
   /// pam_sm_setcred: there are no credentials to establish.
   case credentialsUnchanged
   /// pam_sm_acct_mgmt: the module manages no accounts.
@@ -48,7 +50,6 @@ enum PAMResult {
       return PAM_SUCCESS
     case .failure(let code, let detail):
       switch (code, detail) {
-      case (_, .unknownUser): return PAM_USER_UNKNOWN
       case (_, .passcodeDelayed): return PAM_MAXTRIES
       case (_, .featureNotEnabled): return PAM_IGNORE
       case (.userFallback, _): return PAM_IGNORE
@@ -66,6 +67,7 @@ enum PAMResult {
   static func code(for outcome: ModuleOutcome) -> CInt {
     switch outcome {
     case .featureNotEnabled, .accountNotManaged, .nothingToClose: return PAM_IGNORE
+    case .doesNotApply: return PAM_AUTHINFO_UNAVAIL
     case .credentialsUnchanged, .sessionOpened, .sessionClosed, .readyToChange, .passcodeChanged: return PAM_SUCCESS
     }
   }
@@ -90,6 +92,8 @@ enum PAMResult {
     case let state as StateError:
       if case .invalidUserName = state { return PAM_USER_UNKNOWN }
       if case .permissionDenied = state { return PAM_AUTHINFO_UNAVAIL }
+      // Another process holds the user's lock past the bounded wait: a system fault, not a verdict on the user.
+      if case .lockTimeout = state { return PAM_SYSTEM_ERR }
       return PAM_SYSTEM_ERR
     case let admin as AdministrationError:
       if case .passcode = admin { return PAM_AUTHTOK_ERR }

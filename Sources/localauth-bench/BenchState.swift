@@ -15,7 +15,7 @@ final class BenchState {
   /// The enrolled items' names, in enrolment order.
   let items: [String]
   private let simulator: BiometricSimulator
-  private let queue: SensorQueue
+  private var deliverer: TouchDeliverer?
   private let clock = SystemClock()
   private var rng = SplitMix64(seed: 0x5EED_BE7C)
 
@@ -27,7 +27,6 @@ final class BenchState {
     self.modality = modality
     self.items = items
     simulator = BiometricSimulator(worldSeed: try WorldSeed.load(stateRoot: root))
-    queue = SensorQueue(stateRoot: root)
     var settings = EvaluationSettings()
     settings.hasher = PasscodeHasher(cost: cost)
     let admin = Administration(store: FileStateStore(root: root), clock: clock, settings: settings)
@@ -43,16 +42,22 @@ final class BenchState {
     (try? FileStateStore(root: root).load(user))??.passcodeHash ?? ""
   }
 
-  /// Queues a good capture of enrolled item `item` (default: the last enrolled, the matcher's worst case).
+  /// Presents a good capture of enrolled item `item` (default: the last enrolled, the matcher's worst case) to
+  /// the next prompt for the user, from a thread that waits for that prompt, as `localauthctl touch --wait` does.
   func enqueueTouch(item: String? = nil, quality: Double = 0.9) throws {
+    clearQueue()
     let name = item ?? items[items.count - 1]
     let identity = simulator.identity(owner: user.value, item: name, modality: modality)
     let sample = simulator.capture(identity, modality: modality, quality: quality, using: &rng)
-    try queue.enqueue(.sample(sample), for: user, at: clock.now(), sequence: rng.next())
+    deliverer = try TouchDeliverer(
+      admin: SensorAdministration(stateRoot: root, clock: clock), event: .sample(sample), user: user)
   }
 
-  /// Removes whatever is still queued (after a run that did not consume its touch).
-  func clearQueue() { try? queue.clear(for: user) }
+  /// Waits for the last touch's thread to end (it gives up 5 s after its prompt failed to appear).
+  func clearQueue() {
+    deliverer?.join()
+    deliverer = nil
+  }
 
   /// Writes `count` other users' records straight into users/ (StateCodec, no fsync): a crowded folder, quickly.
   func populateOthers(_ count: Int) throws {
@@ -76,4 +81,30 @@ final class BenchState {
       guard written == bytes.count else { throw SetupError("Short write to \(folder + name).") }
     }
   }
+}
+
+/// A thread that presents one event to the next prompt for a user.
+final class TouchDeliverer {
+  private let admin: SensorAdministration
+  private let event: SensorEvent
+  private let user: UserName
+  private var thread = pthread_t()
+
+  init(admin: SensorAdministration, event: SensorEvent, user: UserName) throws {
+    self.admin = admin
+    self.event = event
+    self.user = user
+    let box = Unmanaged.passRetained(self)
+    guard pthread_create(&thread, nil, { raw in
+      let deliverer = Unmanaged<TouchDeliverer>.fromOpaque(raw!).takeRetainedValue()
+      _ = try? deliverer.admin.present(deliverer.event, for: deliverer.user, wait: 5, readLimit: 5)
+      return nil
+    }, box.toOpaque()) == 0 else {
+      box.release()
+      throw SetupError("Cannot start the touch thread.")
+    }
+  }
+
+  /// Waits for the thread to end.
+  func join() { pthread_join(thread, nil) }
 }

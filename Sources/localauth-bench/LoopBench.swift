@@ -112,7 +112,7 @@ struct LoopBench {
       ]))
   }
 
-  /// Item 4b: a real touch queued before each cycle (not timed), ours and pam_permit timed cycle by cycle.
+  /// Item 4b: a real touch presented to each cycle's prompt from another thread, ours and pam_permit timed cycle by cycle.
   private func trueTouches(driver: PAMDriver, state: BenchState) throws -> Figure {
     var samples = PairedSamples()
     let before = residentKiB()

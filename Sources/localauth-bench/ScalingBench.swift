@@ -1,7 +1,7 @@
 import LocalAuthCore
 
 /// Item 6: how the biometric path's cost grows with enrolled items and with the number of other users in
-/// the state folder. One process, a real touch queued (not timed) before each cycle; configurations take
+/// the state folder. One process, a real touch presented to each cycle's prompt from another thread; configurations take
 /// turns round by round (rotating which goes first) and each is compared with the baseline of the same round.
 struct ScalingBench {
   let paths: BenchPaths

@@ -46,7 +46,8 @@ extension LocalAuthCtl {
         }
         let request = EvaluationRequest(
           user: name, policy: policy ?? options.policy, reason: why,
-          fallbackTitle: fallbackTitle ?? options.fallbackTitle, reuseDuration: reuseDuration ?? options.reuseDuration)
+          fallbackTitle: fallbackTitle ?? options.fallbackTitle, reuseDuration: reuseDuration ?? options.reuseDuration,
+          origin: .current(service: "localauthctl", tty: RequestOrigin.standardInputTerminal()))
         return try PolicyEvaluator(dependencies: context.dependencies, settings: settings).evaluate(request)
       }
       switch outcome {
@@ -61,7 +62,7 @@ extension LocalAuthCtl {
     /// The failure's detail as a trailing sentence, or nothing.
     static func explain(_ detail: FailureDetail) -> String {
       switch detail {
-      case .none, .unknownUser: ""
+      case .none: ""
       case .passcodeDelayed(let until): " Passcode entry is delayed until \(formatTime(until))."
       case .biometryLockedOut(let failures): " Biometry is locked after \(failures) failed matches."
       case .passcodeRequired(let why): " \(why.message)"

@@ -16,7 +16,7 @@ struct LocalAuthCtl: ParsableCommand {
       standard error), 64 on a usage error.
       """,
     subcommands: [
-      Enroll.self, Unenroll.self, List.self, Passcode.self, Touch.self, Status.self, Reset.self, Feature.self,
+      Enroll.self, Unenroll.self, List.self, Passcode.self, Touch.self, Prompts.self, Status.self, Reset.self, Feature.self,
       Evaluate.self, CheckConfig.self,
     ])
 }

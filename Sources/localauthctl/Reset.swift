@@ -2,10 +2,10 @@ import ArgumentParser
 import LocalAuthCore
 
 extension LocalAuthCtl {
-  /// Clears a user's counters, lockout, delays, reuse window and queued sensor events (faillock --reset).
+  /// Clears a user's counters, lockout, delays and reuse window (faillock --reset).
   struct Reset: ParsableCommand {
     static let configuration = CommandConfiguration(
-      abstract: "Clear a user's failure counters, biometric lockout, passcode delay, reuse window and queued touches.",
+      abstract: "Clear a user's failure counters, biometric lockout, passcode delay and reuse window.",
       discussion: "Enrolment, the passcode, the domain state and the features are kept.")
 
     @OptionGroup var common: CommonOptions
@@ -18,9 +18,7 @@ extension LocalAuthCtl {
         let name = try userName(user)
         let context = try common.context()
         try context.admin.reset(name)
-        let discarded = try context.sensorAdmin.discardPending(for: name)
-        let events = discarded == 0 ? "" : "; discarded \(discarded) queued sensor event\(discarded == 1 ? "" : "s")"
-        print("Reset counters, lockout and delays for \(user)\(events).")
+        print("Reset counters, lockout and delays for \(user).")
       }
     }
   }

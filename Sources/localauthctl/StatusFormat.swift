@@ -1,5 +1,9 @@
 import LocalAuthCore
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// How `status` prints a report, as text for people and as JSON for scripts.
 enum StatusFormat {
   /// The policies' canEvaluate results: "yes", or the LAError name and code.
@@ -8,7 +12,7 @@ enum StatusFormat {
   }
 
   /// The report as aligned "Label: value" lines.
-  static func text(_ r: StatusReport, pendingEvents: Int) -> String {
+  static func text(_ r: StatusReport, waitingPrompts: Int) -> String {
     var rows: [(String, String)] = []
     func time(_ t: WallTime?) -> String { t.map { formatTime($0, relativeTo: r.now) } ?? "never" }
     rows.append(("User", r.user + (r.hasRecord ? "" : " (no state file yet)")))
@@ -39,11 +43,28 @@ enum StatusFormat {
     rows.append(("deviceOwnerAuthentication", describe(r.deviceOwnerError)))
     rows.append(("…WithBiometrics", describe(r.biometricsError)))
     rows.append(("Features", r.features.isEmpty ? "none" : r.features.joined(separator: ", ")))
-    rows.append(("Queued sensor events", "\(pendingEvents)"))
+    rows.append(("Prompts waiting", "\(waitingPrompts)"))
+    for (index, failure) in r.recentFailures.reversed().enumerated() {
+      rows.append((index == 0 ? "Recent failures" : "", describe(failure, relativeTo: r.now)))
+    }
     let width = rows.map { $0.0.count }.max() ?? 0
     return rows.map { label, value in
-      label + ":" + String(repeating: " ", count: width - label.count + 2) + value
+      (label.isEmpty ? " " : label + ":") + String(repeating: " ", count: width - label.count + 2) + value
     }.joined(separator: "\n")
+  }
+
+  /// One failure, newest first in the text: when, what, who asked, through what and from where.
+  static func describe(_ f: FailureEntry, relativeTo now: WallTime) -> String {
+    let who = requesterName(f.requesterUID)
+    let tty = f.tty.isEmpty ? "no tty" : f.tty
+    let remote = f.remoteHost.isEmpty ? "" : ", from \(f.remoteHost)"
+    return "\(formatTime(f.at, relativeTo: now)): \(f.kind.rawValue) failed, asked by \(who) through \(f.service) on \(tty)\(remote)"
+  }
+
+  /// "name (uid N)", or "uid N" without a passwd entry.
+  static func requesterName(_ uid: UInt32) -> String {
+    guard let entry = getpwuid(uid), let name = entry.pointee.pw_name else { return "uid \(uid)" }
+    return "\(String(cString: name)) (uid \(uid))"
   }
 
   /// The columns of `status` without a user.
@@ -71,7 +92,7 @@ enum StatusFormat {
   }
 
   /// The report as a JSON object with stable keys.
-  static func json(_ r: StatusReport, pendingEvents: Int) -> JSONValue {
+  static func json(_ r: StatusReport, waitingPrompts: Int) -> JSONValue {
     func time(_ t: WallTime?) -> JSONValue { t.map { .number($0.seconds) } ?? .null }
     func code(_ c: AuthErrorCode?) -> JSONValue {
       c.map { .object([("name", .string($0.name)), ("code", .int($0.rawValue))]) } ?? .null
@@ -119,7 +140,17 @@ enum StatusFormat {
         ])
       ),
       ("features", .array(r.features.map { .string($0) })),
-      ("pendingSensorEvents", .int(pendingEvents)),
+      ("waitingPrompts", .int(waitingPrompts)),
+      (
+        "recentFailures",
+        .array(
+          r.recentFailures.map {
+            .object([
+              ("at", .number($0.at.seconds)), ("kind", .string($0.kind.rawValue)), ("requesterUid", .int(Int($0.requesterUID))),
+              ("service", .string($0.service)), ("tty", .string($0.tty)), ("remoteHost", .string($0.remoteHost)),
+            ])
+          })
+      ),
       ("now", .number(r.now.seconds)),
     ])
   }

@@ -6,13 +6,16 @@ import Glibc
 #endif
 
 extension LocalAuthCtl {
-  /// Presents a finger (or presses a prompt button) on the simulated sensor.
+  /// Presents a finger (or presses a prompt button) on the simulated sensor, to the prompt that waits for it.
   struct Touch: ParsableCommand {
     static let configuration = CommandConfiguration(
-      abstract: "Present a finger to the simulated sensor, or press the prompt's Cancel or fallback button.",
+      abstract: "Present a finger to the prompt waiting for a user, or press its Cancel or fallback button.",
       discussion: """
-        The event waits in the state folder for the user's next prompt (the module, or `localauthctl \
-        evaluate`) and expires after event_expiry seconds (default 30). Only root may present.
+        The touch goes to the one prompt waiting for USER (see `localauthctl prompts`) and returns once that \
+        prompt has read it. With no prompt waiting it is refused, as a phone ignores a touch with no prompt on \
+        screen; with several waiting it is refused and lists them, and --prompt ID chooses. --wait SECONDS \
+        waits for a prompt to appear (a touch whose prompt ended before reading it then goes to the next one \
+        that appears, unless --prompt names the prompt). Only root may present.
         """)
 
     @OptionGroup var common: CommonOptions
@@ -20,7 +23,9 @@ extension LocalAuthCtl {
     @Argument(help: "The finger or appearance presented.") var finger: String?
     @Option(help: "Capture quality from 0 to 1 (default: a typical placement).") var quality: Double?
     @Option(help: ArgumentHelp("Whose finger it is (default: the user's own).", valueName: "owner")) var from: String?
-    @Option(help: "The sensor kind (default: the configured sensor).") var modality: Modality?
+    @Option(help: "The sensor kind (default: the prompt's).") var modality: Modality?
+    @Option(help: ArgumentHelp("The prompt to present to (from `localauthctl prompts`).", valueName: "id")) var prompt: String?
+    @Option(help: ArgumentHelp("Seconds to wait for a prompt to appear (default 0).", valueName: "seconds")) var wait: Double = 0
     @Flag(help: "Press Cancel.") var cancel = false
     @Flag(help: "Press the fallback button.") var fallback = false
 
@@ -37,6 +42,8 @@ extension LocalAuthCtl {
       }
       if let quality, !(0...1).contains(quality) { throw ValidationError("--quality must be between 0 and 1.") }
       if let from, from.isEmpty { throw ValidationError("--from needs a user name.") }
+      if let prompt, !PromptAnnouncement.isValidID(prompt) { throw ValidationError("--prompt takes an id of 8 hexadecimal digits.") }
+      guard wait.isFinite, (0...3600).contains(wait) else { throw ValidationError("--wait must be between 0 and 3600 seconds.") }
     }
 
     func run() throws {
@@ -46,17 +53,22 @@ extension LocalAuthCtl {
         }
         let name = try userName(user)
         let context = try common.context()
+        let admin = context.sensorAdmin
+        let event: SensorEvent
+        let what: String
         if cancel {
-          try context.sensorAdmin.queue(.cancel, for: name)
-          print("Queued Cancel for \(user)'s prompt.")
+          (event, what) = (.cancel, "Pressed Cancel")
         } else if fallback {
-          try context.sensorAdmin.queue(.fallback, for: name)
-          print("Queued the fallback button for \(user)'s prompt.")
-        } else if let finger {
-          let kind = modality ?? context.options.sensor ?? .touchID
-          try context.sensorAdmin.present(finger, modality: kind, quality: quality, from: from, for: name)
-          print("Queued \(from ?? user)'s \(kind.itemNoun) \(finger) for \(user)'s prompt.")
+          (event, what) = (.fallback, "Pressed the fallback button")
+        } else {
+          let finger = finger ?? ""
+          // The prompt's own sensor kind when one waits; a capture of the other kind is refused by the prompt.
+          let kind = modality ?? (try? admin.waitingPrompts(for: name).first?.modality) ?? context.options.sensor ?? .touchID
+          event = try admin.capture(finger, modality: kind, quality: quality, from: from, for: name)
+          what = "Presented \(from ?? user)'s \(kind.itemNoun) \(finger)"
         }
+        let reached = try admin.present(event, for: name, prompt: prompt, wait: wait, readLimit: context.options.eventExpiry)
+        print("\(what) to prompt \(reached.id) (\(reached.origin.requesterName) asks for \(user) through \(reached.origin.service)).")
       }
     }
   }

@@ -48,12 +48,12 @@ enum LoginSuEnvironment {
     "Set LOCALAUTH_MODULE and LOCALAUTH_CTL to the built pam_localauth.so and localauthctl (make test does)."),
   .enabled(if: LoginSuEnvironment.capable, "Needs root, /usr/bin/login, /usr/bin/su and python3."))
 struct LoginSuTests {
-  @Test("login: a queued touch logs the user in; no passcode is asked")
+  @Test("login: a touch presented to the waiting prompt logs the user in; no passcode is asked")
   func loginByQueuedTouch() throws {
     let fixture = try Fixture(program: .login, passcodeFirst: false)
     defer { fixture.tearDown() }
-    try fixture.touch(LoginSuTests.userName, finger: "right-index")
     let run = try fixture.drive([
+      fixture.touchStep(LoginSuTests.userName, finger: "right-index"),
       "expect:Place your finger on the sensor to log in\\.", "expect:[$#] $", "send:" + LoginSuTests.markerCommand,
       "expect:" + LoginSuTests.marker, "eof",
     ])
@@ -90,12 +90,12 @@ struct LoginSuTests {
     #expect(!run.transcript.contains("Password:"), "\(run.transcript)")
   }
 
-  @Test("su by an unprivileged user: a queued touch of the target user's finger")
+  @Test("su by an unprivileged user: a touch of the target user's finger presented to su's prompt")
   func suByQueuedTouch() throws {
     let fixture = try Fixture(program: .su, passcodeFirst: false)
     defer { fixture.tearDown() }
-    try fixture.touch(LoginSuTests.userName, finger: "right-index")
     let run = try fixture.drive([
+      fixture.touchStep(LoginSuTests.userName, finger: "right-index"),
       "expect:Place your finger on the sensor to switch user\\.", "expect:" + LoginSuTests.marker, "eof",
     ])
     #expect(run.stepsCompleted, "\(run.transcript)")
@@ -121,8 +121,10 @@ struct LoginSuTests {
   func suWrongFingersThenWrongPasscode() throws {
     let fixture = try Fixture(program: .su, passcodeFirst: false)
     defer { fixture.tearDown() }
-    for _ in 0..<3 { try fixture.touch(LoginSuTests.userName, finger: "right-index", from: "someone-else") }
-    let run = try fixture.drive(["expect:Try again\\.", "expect:Enter Passcode: ", "send:1357", "eof"])
+    let run = try fixture.drive([
+      fixture.touchStep(LoginSuTests.userName, finger: "right-index", from: "someone-else", count: 3),
+      "expect:Try again\\.", "expect:Enter Passcode: ", "send:1357", "eof",
+    ])
     #expect(run.stepsCompleted, "\(run.transcript)")
     #expect(run.exitStatus == 1, "\(run.transcript)")
     #expect(run.transcript.contains("Authentication failure"), "\(run.transcript)")
@@ -135,8 +137,8 @@ struct LoginSuTests {
     let fixture = try Fixture(program: .su, passcodeFirst: false, variant: .biometricsOnly)
     defer { fixture.tearDown() }
     try fixture.setUnixPassword(LoginSuTests.userName, LoginSuTests.unixPassword)
-    for _ in 0..<3 { try fixture.touch(LoginSuTests.userName, finger: "right-index", from: "someone-else") }
     let run = try fixture.drive([
+      fixture.touchStep(LoginSuTests.userName, finger: "right-index", from: "someone-else", count: 3),
       "expect:Try again\\.", "expect:Password: ", "send:" + LoginSuTests.unixPassword, "expect:" + LoginSuTests.marker,
       "eof",
     ])
@@ -195,6 +197,18 @@ extension LoginSuTests {
 }
 
 extension LoginSuTests {
+  /// Creates a test user with a login shell and no home folder (one left by an earlier run is replaced; anyone
+  /// else's user of that name is refused), and returns its uid and gid.
+  static func addTestUser(_ name: String) throws -> (uid: uid_t, gid: gid_t) {
+    if let entry = getpwnam(name) {
+      guard String(cString: entry.pointee.pw_gecos) == userComment else { throw SetupError.foreignUser(name) }
+      try Command.check("/usr/sbin/userdel", [name])
+    }
+    try Command.check("/usr/sbin/useradd", ["-M", "-s", "/bin/sh", "-c", userComment, name])
+    guard let entry = getpwnam(name) else { throw SetupError.command("getpwnam \(name)", 0, "") }
+    return (entry.pointee.pw_uid, entry.pointee.pw_gid)
+  }
+
   /// One test's world: a private folder (state, configuration, stack, driver), the two users, and the
   /// system PAM file's original bytes, checked and if need be put back by `tearDown`.
   final class Fixture {
@@ -257,9 +271,12 @@ extension LoginSuTests {
       return active.joined(separator: "\n")
     }
 
-    /// Queues a capture of `from`'s finger (default: the user's own) at the best quality.
-    func touch(_ user: String, finger: String, from: String? = nil) throws {
-      try ctl(["touch", user, finger, "--quality", "1"] + (from.map { ["--from", $0] } ?? []))
+    /// A driver step that presents `from`'s finger (default: the user's own) at the best quality to `user`'s
+    /// prompt, `count` times, each when a prompt waits (`touch --wait`), in the background.
+    func touchStep(_ user: String, finger: String, from: String? = nil, count: Int = 1) -> String {
+      let touch = [LoginSuEnvironment.ctl, "touch", user, finger, "--quality", "1", "--wait", "10", "--state-dir", state]
+        + (from.map { ["--from", $0] } ?? [])
+      return "run:" + Array(repeating: touch.joined(separator: " "), count: count).joined(separator: "; ")
     }
 
     /// Gives `user` a Unix password (for the pam_unix line after the biometrics-only variant).
@@ -304,11 +321,7 @@ extension LoginSuTests {
     }
 
     private func addUser(_ name: String) throws {
-      if let entry = getpwnam(name) {
-        guard String(cString: entry.pointee.pw_gecos) == LoginSuTests.userComment else { throw SetupError.foreignUser(name) }
-        try Command.check("/usr/sbin/userdel", [name])
-      }
-      try Command.check("/usr/sbin/useradd", ["-M", "-s", "/bin/sh", "-c", LoginSuTests.userComment, name])
+      _ = try LoginSuTests.addTestUser(name)
       createdUsers.append(name)
     }
 

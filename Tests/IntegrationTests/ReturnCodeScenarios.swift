@@ -64,7 +64,9 @@ enum ReturnCodeScenarios {
         }
       }, messages: ["error: Passcode entry is disabled after repeated failures. Try again in 10 minutes."],
       log: "refused: delayed for"),
-    Scenario(name: "no passcode set", code: "PAM_AUTHINFO_UNAVAIL", messages: [], log: "failed: passcodeNotSet (-5)"),
+    Scenario(
+      name: "no passcode set: nothing asked", code: "PAM_AUTHINFO_UNAVAIL", messages: [],
+      log: "pam_localauth does not apply to this user: the user has no passcode."),
     Scenario(
       name: "not enrolled under policy 1", code: "PAM_AUTHINFO_UNAVAIL", arguments: [policy1],
       setup: Setups.passcodeOnly, messages: [], log: "failed: biometryNotEnrolled (-7)"),
@@ -79,11 +81,11 @@ enum ReturnCodeScenarios {
         try s.pressFallback()
       }, messages: [finger, "error: Try again."], log: "failed: userFallback (-3)", stack: .ignoreProbe),
     Scenario(
-      name: "unknown user", code: "PAM_USER_UNKNOWN", answers: ["1234"], otherUser: "latnosuchuser",
-      messages: [enterPasscode], log: "Authentication failed for an unknown user."),
+      name: "unknown user: nothing asked, as for a user without a passcode", code: "PAM_AUTHINFO_UNAVAIL",
+      otherUser: "latnosuchuser", messages: [], log: "pam_localauth does not apply to this user: the user is unknown."),
     Scenario(
-      name: "unknown user under policy 1: nothing asked", code: "PAM_USER_UNKNOWN", arguments: [policy1],
-      otherUser: "latnosuchuser", messages: [], log: "Authentication failed for an unknown user."),
+      name: "unknown user under policy 1: nothing asked", code: "PAM_AUTHINFO_UNAVAIL", arguments: [policy1],
+      otherUser: "latnosuchuser", messages: [], log: "pam_localauth does not apply to this user: the user is unknown."),
     Scenario(
       name: "conversation fails (no answer)", code: "PAM_CONV_ERR", setup: Setups.passcodeOnly,
       messages: [enterPasscode, "conversation: no answer left; failing the conversation"],
@@ -144,9 +146,9 @@ enum ReturnCodeScenarios {
       answers: ["1234"], harnessOptions: ["--rhost", "203.0.113.7"], pamtesterOptions: ["-I", "rhost=203.0.113.7"],
       messages: [enterPasscode], log: "Passcode accepted for user"),
     Scenario(
-      name: "rhost=localhost is local", code: "PAM_SUCCESS", setup: Setups.readyAndTouched,
-      harnessOptions: ["--rhost", "localhost"], pamtesterOptions: ["-I", "rhost=localhost"], messages: [finger],
-      log: "Biometric match succeeded for user"),
+      name: "rhost=localhost is remote too: the passcode, not the finger", code: "PAM_SUCCESS",
+      setup: Setups.readyAndTouched, answers: ["1234"], harnessOptions: ["--rhost", "localhost"],
+      pamtesterOptions: ["-I", "rhost=localhost"], messages: [enterPasscode], log: "Passcode accepted for user"),
     Scenario(
       name: "feature= mode, feature not enabled", code: "PAM_IGNORE", arguments: ["feature=vpn"],
       setup: Setups.readyAndTouched, messages: [], stack: .ignoreProbe),

@@ -38,12 +38,11 @@ enum SudoEnvironment {
     "Set LOCALAUTH_MODULE and LOCALAUTH_CTL to the built pam_localauth.so and localauthctl (make test does)."),
   .enabled(if: SudoEnvironment.capable, "Needs root, a setuid /usr/bin/sudo, /etc/sudoers.d and python3."))
 struct SudoTests {
-  @Test("sudo: a queued touch authenticates the invoking user; nothing is typed and the command runs as root")
+  @Test("sudo: a touch presented to the waiting prompt authenticates the invoking user; the command runs as root")
   func sudoByQueuedTouch() throws {
     let fixture = try Fixture(passcodeFirst: false)
     defer { fixture.tearDown() }
-    try fixture.touch(finger: "right-index")
-    let run = try fixture.drive(["expect:" + SudoTests.rootMarker, "eof"])
+    let run = try fixture.drive([fixture.touchStep(finger: "right-index"), "expect:" + SudoTests.rootMarker, "eof"])
     #expect(run.stepsCompleted, "\(run.transcript)")
     #expect(run.exitStatus == 0, "\(run.transcript)")
     #expect(!run.transcript.contains("Enter Passcode"), "\(run.transcript)")
@@ -57,8 +56,8 @@ struct SudoTests {
   func sudoByPasscodeAfterWrongFingers() throws {
     let fixture = try Fixture(passcodeFirst: false)
     defer { fixture.tearDown() }
-    for _ in 0..<3 { try fixture.touch(finger: "right-index", from: "someone-else") }
     let run = try fixture.drive([
+      fixture.touchStep(finger: "right-index", from: "someone-else", count: 3),
       "expect:^Try again\\.\\r?$", "expect:^Try again\\.\\r?$", "expect:^Enter Passcode: ", "send:" + SudoTests.passcode,
       "expect:^" + SudoTests.rootMarker + "\\r?$", "eof",
     ])
@@ -91,8 +90,8 @@ struct SudoTests {
     let fixture = try Fixture(passcodeFirst: false, variant: .biometricsOnly)
     defer { fixture.tearDown() }
     try fixture.setUnixPassword(SudoTests.unixPassword)
-    for _ in 0..<3 { try fixture.touch(finger: "right-index", from: "someone-else") }
     let run = try fixture.drive([
+      fixture.touchStep(finger: "right-index", from: "someone-else", count: 3),
       "expect:^Try again\\.\\r?$", "expect:^Try again\\.\\r?$", "expect:^\\[sudo\\] password for \(SudoTests.userName): ",
       "send:" + SudoTests.unixPassword, "expect:^" + SudoTests.rootMarker + "\\r?$", "eof",
     ])
@@ -193,9 +192,12 @@ extension SudoTests {
       return active.joined(separator: "\n")
     }
 
-    /// Queues a capture of `from`'s finger (default: the user's own) at the best quality.
-    func touch(finger: String, from: String? = nil) throws {
-      try ctl(["touch", SudoTests.userName, finger, "--quality", "1"] + (from.map { ["--from", $0] } ?? []))
+    /// A driver step that presents `from`'s finger (default: the user's own) at the best quality to the user's
+    /// prompt, `count` times, each when a prompt waits (`touch --wait`), in the background.
+    func touchStep(finger: String, from: String? = nil, count: Int = 1) -> String {
+      let touch = [LoginSuEnvironment.ctl, "touch", SudoTests.userName, finger, "--quality", "1", "--wait", "10", "--state-dir", state]
+        + (from.map { ["--from", $0] } ?? [])
+      return "run:" + Array(repeating: touch.joined(separator: " "), count: count).joined(separator: "; ")
     }
 
     /// Gives the user a Unix password (for the pam_unix line after the biometrics-only variant).
@@ -246,18 +248,8 @@ extension SudoTests {
     }
 
     private func addUser() throws {
-      if let entry = getpwnam(SudoTests.userName) {
-        guard String(cString: entry.pointee.pw_gecos) == LoginSuTests.userComment else {
-          throw LoginSuTests.SetupError.foreignUser(SudoTests.userName)
-        }
-        try LoginSuTests.Command.check("/usr/sbin/userdel", [SudoTests.userName])
-      }
-      try LoginSuTests.Command.check(
-        "/usr/sbin/useradd", ["-M", "-s", "/bin/sh", "-c", LoginSuTests.userComment, SudoTests.userName])
+      (uid, gid) = try LoginSuTests.addTestUser(SudoTests.userName)
       created = true
-      guard let entry = getpwnam(SudoTests.userName) else { throw LoginSuTests.SetupError.command("getpwnam", 0, "") }
-      uid = entry.pointee.pw_uid
-      gid = entry.pointee.pw_gid
     }
 
     private func ctl(_ arguments: [String], input: String? = nil) throws {

@@ -16,7 +16,8 @@ struct RecordDurabilityTests {
     after.biometricFailures = 0
     after.lastBiometricSuccess = Self.later(before.lastBiometricSuccess, by: 60)
     after.lastSuccess = Self.later(before.lastSuccess, by: 60)
-    after.reuse = ReuseStamp(at: Self.later(before.lastSuccess, by: 60), bootID: "0b1d-boot", domainState: before.domainState!)
+    after.reuse = ReuseStamp(
+      at: Self.later(before.lastSuccess, by: 60), bootID: "0b1d-boot", domainState: before.domainState!, requesterUID: 0, scope: "")
     #expect(after.onlyRecordsSuccess(over: before))
   }
 

@@ -126,16 +126,6 @@ struct Rule1DeviceOwnerTests {
     #expect(try world.record().passcodeFailures == 1)
   }
 
-  @Test("Rule 1: an unknown user is asked for a passcode like anyone else and always fails")
-  func unknownUser() throws {
-    let world = try TestWorld()
-    world.prompter.enqueue("1234")
-    #expect(
-      try world.evaluator.evaluateUnknownUser(reason: "unlock", fallbackTitle: nil) == .failure(.authenticationFailed, .unknownUser))
-    #expect(world.prompter.prompts == ["prompt: Enter Passcode: "])
-    #expect(try world.store.users().isEmpty)
-  }
-
   @Test("Rule 1: the passcode never appears in the log")
   func passcodeNotLogged() throws {
     let world = try TestWorld(sensorPresent: false)

@@ -15,11 +15,26 @@ struct Rule4PresentationTests {
     #expect(world.sensor.pending.count == 1)
   }
 
-  @Test("Rule 4: an empty reason is refused even for an unknown user")
-  func emptyReasonUnknownUser() throws {
+  @Test("Rule 4: a finger asked for by another user says who asks and for what, before the request")
+  func promptNamesAnotherRequester() throws {
     let world = try TestWorld()
-    #expect(throws: UsageError.emptyReason) { try world.evaluator.evaluateUnknownUser(reason: "", fallbackTitle: nil) }
-    #expect(world.prompter.transcript.isEmpty)
+    try world.prime()
+    var request = world.request(.deviceOwnerAuthenticationWithBiometrics, reason: "switch user")
+    request.origin = RequestOrigin(service: "su", tty: "/dev/pts/2", requesterUID: 1001, requesterName: "bob")
+    world.present(world.genuine())
+    #expect(try world.evaluator.evaluate(request) == .success(.biometry))
+    let shown = world.prompter.transcript.suffix(2)
+    #expect(
+      Array(shown) == [
+        "info: bob asks for \(world.user)'s finger to run su.", "info: Place your finger on the sensor to switch user.",
+      ])
+    // The user's own request, or root's (login), names nobody.
+    for origin in [RequestOrigin(requesterUID: 1000, requesterName: world.user.value), RequestOrigin()] {
+      request.origin = origin
+      world.present(world.genuine())
+      _ = try world.evaluator.evaluate(request)
+      #expect(!world.prompter.transcript.contains { $0.contains("asks for") && !$0.contains("bob") })
+    }
   }
 
   @Test("Rule 4: an empty localizedFallbackTitle hides the fallback button under policy 1")

@@ -30,6 +30,32 @@ struct Rule7ReuseWindowTests {
     #expect(world.prompter.transcript.last?.hasPrefix("info: Place your finger") == true)  // from the first match only
   }
 
+  @Test("Rule 7: the window serves only the requester and terminal it was opened for (sudo's tty tickets)")
+  func scopedToRequesterAndTerminal() throws {
+    let world = try TestWorld()
+    try world.prime()
+    let alice = RequestOrigin(service: "sudo", tty: "/dev/pts/1", requesterUID: 1000, requesterName: world.user.value)
+    var opened = world.request(.deviceOwnerAuthenticationWithBiometrics)
+    opened.origin = alice
+    world.present(world.genuine())
+    #expect(try world.evaluator.evaluate(opened) == .success(.biometry))
+    #expect(try world.record().reuse?.requesterUID == 1000)
+    #expect(try world.record().reuse?.scope == "tty:/dev/pts/1")
+    // bob, on his own terminal, running `su alice -c sudo`: neither his uid nor his terminal match.
+    for other in [
+      RequestOrigin(service: "su", tty: "/dev/pts/2", requesterUID: 1001, requesterName: "bob"),
+      RequestOrigin(service: "sudo", tty: "/dev/pts/2", requesterUID: 1000, requesterName: world.user.value),
+      RequestOrigin(service: "su", tty: "/dev/pts/1", requesterUID: 1001, requesterName: "bob"),
+    ] {
+      var request = world.request(.deviceOwnerAuthenticationWithBiometrics, reuse: 300)
+      request.origin = other
+      try expectScanNeeded(world, request)
+    }
+    var same = world.request(.deviceOwnerAuthenticationWithBiometrics, reuse: 300)
+    same.origin = alice
+    #expect(try world.evaluator.evaluate(same) == .success(.reuse))
+  }
+
   @Test("Rule 7: the window ends after its duration")
   func expiresAfterDuration() throws {
     let world = try matchedWorld()

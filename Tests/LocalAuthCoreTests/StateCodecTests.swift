@@ -20,7 +20,12 @@ struct StateCodecTests {
     record.enrollmentGeneration = 3
     record.domainState = "aa11"
     record.acknowledgedDomainState = "bb22"
-    record.reuse = ReuseStamp(at: WallTime(seconds: 1_799_999_500.5), bootID: "0b1d-boot", domainState: "aa11")
+    record.reuse = ReuseStamp(
+      at: WallTime(seconds: 1_799_999_500.5), bootID: "0b1d-boot", domainState: "aa11", requesterUID: 1000, scope: "tty:/dev/pts/3")
+    record.noteFailure(
+      FailureEntry(
+        at: WallTime(seconds: 1_799_999_400), kind: .passcode,
+        origin: RequestOrigin(service: "su", tty: "/dev/pts/3", requesterUID: 1001, remoteHost: "")))
     record.features = ["payments", "notes.private"]
     record.templates = [
       simulator.enroll(owner: "alice", item: "right-index", modality: .touchID, at: WallTime(seconds: 1_700_000_000), using: &rng),
@@ -118,5 +123,72 @@ struct StateCodecTests {
     struct Boom: Error {}
     #expect(throws: Boom.self) { try store.update(alice) { record in record.passcodeFailures = 9; throw Boom() } }
     #expect(try store.load(alice)?.passcodeFailures == 1)
+  }
+}
+
+/// Every record the encoder can write decodes to itself, over the whole range of every field: times before 1970
+/// and far ahead, any count from 0, every failure kind and origin, with and without a reuse window.
+@Suite("State: codec round trip over every field's range")
+struct StateCodecRangeTests {
+  /// A finite time from anywhere in Double's range, with the edges drawn often.
+  static func time(_ rng: inout SplitMix64) -> WallTime {
+    let edges: [Double] = [
+      0, -0.0, -1, -1e-300, 1e-300, -86_400 * 365 * 100, 4_102_444_800, -Double.greatestFiniteMagnitude,
+      Double.greatestFiniteMagnitude, Double.leastNonzeroMagnitude, -Double.leastNormalMagnitude,
+    ]
+    if rng.next() % 3 == 0 { return WallTime(seconds: edges[Int(rng.next() % UInt64(edges.count))]) }
+    var bits: Double
+    repeat { bits = Double(bitPattern: rng.next()) } while !bits.isFinite
+    return WallTime(seconds: bits)
+  }
+
+  static func count(_ rng: inout SplitMix64) -> Int {
+    switch rng.next() % 3 {
+    case 0: Int(rng.next() % 10)
+    case 1: Int.max
+    default: Int(rng.next() >> 1)
+    }
+  }
+
+  static func token(_ rng: inout SplitMix64) -> String { String(rng.next(), radix: 36) }
+
+  @Test("State: 2,000 random records round-trip, clocks before 1970 included")
+  func randomRecordsRoundTrip() throws {
+    var rng = SplitMix64(seed: 0xC0DEC)
+    for round in 0..<2000 {
+      var r = UserRecord()
+      if rng.next() % 2 == 0 { r.passcodeHash = "$y$j9T$" + Self.token(&rng) }
+      r.passcodeFailures = Self.count(&rng)
+      if rng.next() % 2 == 0 { r.lastWrongPasscodeHash = "$y$j9T$" + Self.token(&rng) }
+      if rng.next() % 2 == 0 { r.passcodeNextAllowed = Self.time(&rng) }
+      if rng.next() % 2 == 0 { r.lastPasscodeSuccess = Self.time(&rng) }
+      if rng.next() % 2 == 0 { r.lastPasscodeBootID = Self.token(&rng) }
+      r.biometricFailures = Self.count(&rng)
+      if rng.next() % 2 == 0 { r.lastBiometricSuccess = Self.time(&rng) }
+      if rng.next() % 2 == 0 { r.lastSuccess = Self.time(&rng) }
+      r.enrollmentGeneration = Self.count(&rng)
+      if rng.next() % 2 == 0 { r.domainState = Self.token(&rng) }
+      if rng.next() % 2 == 0 { r.acknowledgedDomainState = Self.token(&rng) }
+      if rng.next() % 2 == 0 {
+        r.reuse = ReuseStamp(
+          at: Self.time(&rng), bootID: Self.token(&rng), domainState: Self.token(&rng),
+          requesterUID: UInt32(truncatingIfNeeded: rng.next()), scope: rng.next() % 2 == 0 ? "" : "tty:/dev/pts/\(rng.next() % 99)")
+      }
+      for _ in 0..<Int(rng.next() % 7) {
+        let origin = RequestOrigin(
+          service: rng.next() % 4 == 0 ? "" : "su", tty: rng.next() % 2 == 0 ? "" : "/dev/tty\(rng.next() % 9)",
+          requesterUID: UInt32(truncatingIfNeeded: rng.next()), remoteHost: rng.next() % 2 == 0 ? "" : "192.0.2.\(rng.next() % 250)")
+        r.noteFailure(FailureEntry(at: Self.time(&rng), kind: rng.next() % 2 == 0 ? .passcode : .biometric, origin: origin))
+      }
+      let decoded = try StateCodec.decode(StateCodec.encode(r), path: "round \(round)")
+      #expect(decoded == r, "round \(round)")
+      if decoded != r { break }
+    }
+  }
+
+  @Test("State: a reuse stamp written before windows were scoped is read as no window")
+  func unscopedStampIsNoWindow() throws {
+    let text = "localauth-state 1\nreuse 1800000000 boot-1 aa11\nend\n"
+    #expect(try StateCodec.decode(Array(text.utf8), path: "t").reuse == nil)
   }
 }

@@ -37,12 +37,15 @@ struct SpoolWorld {
     try administration.setPasscode(SecretBytes("1234"), for: user)
   }
 
-  /// Queues a touch of alice's finger, as `localauthctl touch alice right-index` does.
+  /// Presents alice's finger to her next prompt from another thread, as `localauthctl touch --wait 10 alice
+  /// right-index` does.
   func touch() throws {
     var rng = SplitMix64(seed: 99)
     let identity = simulator.identity(owner: "alice", item: "right-index", modality: .touchID)
     let event = SensorEvent.sample(simulator.capture(identity, modality: .touchID, quality: 0.95, using: &rng))
-    try SensorQueue(stateRoot: root).enqueue(event, for: try UserName("alice"), at: clock.now(), sequence: rng.next())
+    let admin = SensorAdministration(stateRoot: root, clock: clock)
+    let user = try UserName("alice")
+    DispatchQueue.global().async { _ = try? admin.present(event, for: user, wait: 10) }
   }
 
   func remove() { try? FileManager.default.removeItem(atPath: base) }

@@ -24,7 +24,6 @@ struct PAMResultTests {
     (.failure(.passcodeNotSet, .none), PAM_AUTHINFO_UNAVAIL, "no passcode"),
     (.failure(.userFallback, .fallbackChosen), PAM_IGNORE, "fallback, policy 1"),
     (.failure(.authenticationFailed, .featureNotEnabled), PAM_IGNORE, "feature not enabled"),
-    (.failure(.authenticationFailed, .unknownUser), PAM_USER_UNKNOWN, "unknown user"),
     (.failure(.userCancel, .none), PAM_AUTHINFO_UNAVAIL, "cancel pressed"),
     (.failure(.systemCancel, .none), PAM_AUTHINFO_UNAVAIL, "sensor timeout"),
     (.failure(.appCancel, .none), PAM_AUTHINFO_UNAVAIL, "application cancelled"),
@@ -39,7 +38,7 @@ struct PAMResultTests {
 
   /// Every detail the core can attach to a failure.
   static let details: [FailureDetail] = [
-    .none, .passcodeDelayed(until: now), .biometryLockedOut(failures: 5), .remoteSession, .unknownUser,
+    .none, .passcodeDelayed(until: now), .biometryLockedOut(failures: 5), .remoteSession,
     .featureNotEnabled, .fallbackChosen,
   ] + [PasscodeRequirement.reboot, .idle, .passcodeAge, .enrollmentChange, .lockout].map { .passcodeRequired($0) }
 
@@ -75,6 +74,7 @@ struct PAMResultTests {
     (StateError.unsupportedVersion(path: "/x", found: "9"), PAM_SYSTEM_ERR, "future state format"),
     (StateError.io(path: "/x", operation: "read", errno: 5), PAM_SYSTEM_ERR, "I/O error"),
     (StateError.tooLarge(path: "/x", limit: 1), PAM_SYSTEM_ERR, "oversized state"),
+    (StateError.lockTimeout(path: "/x", seconds: 5, holder: nil), PAM_SYSTEM_ERR, "state lock held past the bounded wait"),
     (StateError.permissionDenied(path: "/x"), PAM_AUTHINFO_UNAVAIL, "not running as root"),
     (StateError.invalidUserName(reason: "slash"), PAM_USER_UNKNOWN, "user name unusable"),
     (AdministrationError.passcode(.tooShort(minimum: 4)), PAM_AUTHTOK_ERR, "new passcode too short"),
@@ -95,7 +95,7 @@ struct PAMResultTests {
   @Test("module decisions")
   func moduleOutcomes() {
     let expected: [ModuleOutcome: CInt] = [
-      .featureNotEnabled: PAM_IGNORE, .accountNotManaged: PAM_IGNORE, .nothingToClose: PAM_IGNORE,
+      .featureNotEnabled: PAM_IGNORE, .doesNotApply: PAM_AUTHINFO_UNAVAIL, .accountNotManaged: PAM_IGNORE, .nothingToClose: PAM_IGNORE,
       .credentialsUnchanged: PAM_SUCCESS, .sessionOpened: PAM_SUCCESS, .sessionClosed: PAM_SUCCESS,
       .readyToChange: PAM_SUCCESS, .passcodeChanged: PAM_SUCCESS,
     ]

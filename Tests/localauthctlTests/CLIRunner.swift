@@ -9,7 +9,7 @@ struct CLIResult {
 }
 
 /// Runs the built binary (env LOCALAUTH_CTL, else .build/debug/localauthctl) against a private state folder.
-final class CLIRunner {
+final class CLIRunner: @unchecked Sendable {
   /// The binary under test.
   static let binary: String = {
     if let path = ProcessInfo.processInfo.environment["LOCALAUTH_CTL"], !path.isEmpty { return path }
@@ -71,6 +71,16 @@ final class CLIRunner {
       status: process.terminationStatus)
   }
 
+  /// Starts `runs` one after another on another thread (touches that wait for a prompt, say); `finish()` returns
+  /// their results.
+  func background(_ runs: [[String]]) -> BackgroundRuns {
+    let pending = BackgroundRuns()
+    Thread.detachNewThread { [self] in
+      pending.complete(runs.map { (try? run($0)) ?? CLIResult(stdout: "", stderr: "could not start", status: -1) })
+    }
+    return pending
+  }
+
   /// `status USER --json`, decoded.
   func statusJSON(_ user: String) throws -> [String: Any] {
     let result = try run(["status", user, "--json"])
@@ -101,5 +111,22 @@ final class ErrorCollector: @unchecked Sendable {
   func wait() -> Data {
     done.wait()
     return data
+  }
+}
+
+/// Runs started by `CLIRunner.background(_:)`.
+final class BackgroundRuns: @unchecked Sendable {
+  private var results: [CLIResult] = []
+  private let done = DispatchSemaphore(value: 0)
+
+  func complete(_ results: [CLIResult]) {
+    self.results = results
+    done.signal()
+  }
+
+  /// Waits (at most 60 s) for every run to end.
+  func finish() -> [CLIResult] {
+    _ = done.wait(timeout: .now() + 60)
+    return results
   }
 }

@@ -127,23 +127,29 @@ struct EnrollmentCommandTests {
     defer { cli.cleanUp() }
     try prepareAlice(cli)
 
-    let touch = try cli.run(["touch", "alice", "right-index", "--quality", "0.95"])
-    #expect(touch.status == 0)
-    #expect(touch.stdout == "Queued alice's finger right-index for alice's prompt.\n")
-    #expect(try cli.statusJSON("alice")["pendingSensorEvents"] as? Int == 1)
+    // No prompt waits: the touch goes nowhere, as on a phone with no prompt on screen.
+    let early = try cli.run(["touch", "alice", "right-index", "--quality", "0.95"])
+    #expect(early.status == 1)
+    #expect(early.stderr == "Error: No prompt is waiting for alice.\n")
 
+    let touch = cli.background([["touch", "alice", "right-index", "--quality", "0.95", "--wait", "10"]])
     let result = try cli.run(["evaluate", "alice", "--reason", "unlock", "--timeout", "5"])
     #expect(result.status == 0)
     #expect(result.stdout == "Authenticated alice by biometry.\n")
     #expect(result.stderr.contains("Place your finger on the sensor to unlock."))
+    let presented = try #require(touch.finish().first)
+    #expect(presented.status == 0, "\(presented.stderr)")
+    #expect(presented.stdout.hasPrefix("Presented alice's finger right-index to prompt "))
+    #expect(presented.stdout.hasSuffix(" (root asks for alice through localauthctl).\n"))
     let status = try cli.statusJSON("alice")
     #expect(status["lastBiometricSuccess"] is Double)
-    #expect(status["pendingSensorEvents"] as? Int == 0)
+    #expect(status["waitingPrompts"] as? Int == 0)
 
-    #expect(try cli.run(["touch", "alice", "--cancel"]).stdout == "Queued Cancel for alice's prompt.\n")
+    let cancel = cli.background([["touch", "alice", "--cancel", "--wait", "10"]])
     let cancelled = try cli.run(["evaluate", "alice", "--reason", "unlock", "--timeout", "5"])
     #expect(cancelled.status == 1)
     #expect(cancelled.stderr.hasSuffix("userCancel (-2): Authentication was cancelled.\n"))
+    #expect(cancel.finish().first?.stdout.hasPrefix("Pressed Cancel to prompt ") == true)
   }
 
   @Test func wrongFingerFromSomeoneElseCountsAndLocksOut() throws {
@@ -161,11 +167,10 @@ struct EnrollmentCommandTests {
     try cli.write(String(seed, radix: 16) + "\n", to: cli.stateDir + "/world-seed")
     try prepareAlice(cli)
 
-    for _ in 0..<3 {
-      let t = try cli.run(["touch", "alice", "right-index", "--from", "mallory", "--quality", "0.9"])
-      #expect(t.stdout == "Queued mallory's finger right-index for alice's prompt.\n")
-    }
+    let wrong = ["touch", "alice", "right-index", "--from", "mallory", "--quality", "0.9", "--wait", "10"]
+    let touches = cli.background(Array(repeating: wrong, count: 3))
     let failed = try cli.run(["evaluate", "alice", "--policy", "biometrics", "--reason", "unlock", "--timeout", "5"])
+    for t in touches.finish() { #expect(t.stdout.hasPrefix("Presented mallory's finger right-index to prompt "), "\(t.stderr)") }
     #expect(failed.status == 1)
     #expect(failed.stderr.contains("Try again."))
     #expect(failed.stderr.hasSuffix("authenticationFailed (-1): Authentication failed.\n"))
@@ -173,8 +178,9 @@ struct EnrollmentCommandTests {
     #expect(status["biometricFailures"] as? Int == 3)
     #expect(status["lockedOut"] as? Bool == false)
 
-    for _ in 0..<2 { try cli.run(["touch", "alice", "right-index", "--from", "mallory", "--quality", "0.9"]) }
+    let more = cli.background(Array(repeating: wrong, count: 2))
     let locked = try cli.run(["evaluate", "alice", "--policy", "biometrics", "--reason", "unlock", "--timeout", "5"])
+    #expect(more.finish().allSatisfy { $0.status == 0 })
     #expect(locked.status == 1)
     #expect(locked.stderr.contains("biometryLockout (-8)"))
     status = try cli.statusJSON("alice")
@@ -185,15 +191,14 @@ struct EnrollmentCommandTests {
     #expect(text.stdout.contains("Biometry locked out:        yes (the passcode unlocks it)"))
     #expect(text.stdout.contains("Biometric failures:         5 of 5"))
 
-    try cli.run(["touch", "alice", "right-index", "--quality", "0.95"])
     let reset = try cli.run(["reset", "alice"])
     #expect(reset.status == 0)
-    #expect(reset.stdout == "Reset counters, lockout and delays for alice; discarded 1 queued sensor event.\n")
+    #expect(reset.stdout == "Reset counters, lockout and delays for alice.\n")
     status = try cli.statusJSON("alice")
     #expect(status["biometricFailures"] as? Int == 0)
     #expect(status["lockedOut"] as? Bool == false)
     #expect(status["passcodeRequired"] as? Bool == false)
-    #expect(status["pendingSensorEvents"] as? Int == 0)
+    #expect((status["recentFailures"] as? [Any])?.isEmpty == true)
   }
 
   @Test func resetClearsThePasscodeDelay() throws {
@@ -222,10 +227,13 @@ struct EnrollmentCommandTests {
     let cli = try CLIRunner()
     defer { cli.cleanUp() }
     try prepareAlice(cli)
-    try cli.run(["touch", "alice", "right-index", "--from", "mallory", "--quality", "0.9"])
-    #expect(try cli.run(["touch", "alice", "--fallback"]).stdout == "Queued the fallback button for alice's prompt.\n")
+    let presses = cli.background([
+      ["touch", "alice", "right-index", "--from", "mallory", "--quality", "0.9", "--wait", "10"],
+      ["touch", "alice", "--fallback", "--wait", "10"],
+    ])
     let result = try cli.run(
       ["evaluate", "alice", "--reason", "unlock", "--fallback-title", "Use Passcode", "--timeout", "5"], input: "1234\n")
+    #expect(presses.finish().last?.stdout.hasPrefix("Pressed the fallback button to prompt ") == true)
     #expect(result.status == 0)
     #expect(result.stderr.contains("Use Passcode: "))
     #expect(result.stdout == "Authenticated alice by passcode.\n")

@@ -121,19 +121,32 @@ import Testing
     let clock = ManualClock()
     var record = enrolledRecord(clock: clock)
     record.features = ["sudo"]
+    record.noteFailure(
+      FailureEntry(
+        at: clock.now().adding(-60), kind: .passcode,
+        origin: RequestOrigin(service: "su", tty: "/dev/pts/7", requesterUID: 4_000_123, requesterName: "bob")))
     let r = report(record, clock: clock)
-    let text = StatusFormat.text(r, pendingEvents: 2)
+    let text = StatusFormat.text(r, waitingPrompts: 2)
     #expect(text.contains("Enrolled:                   1 (right-index)"))
     #expect(text.contains("Passcode required now:      no"))
     #expect(text.contains("Features:                   sudo"))
-    #expect(text.contains("Queued sensor events:       2"))
+    #expect(text.contains("Prompts waiting:            2"))
+    #expect(
+      text.contains(
+        "Recent failures:            2027-01-15T07:59:00Z (1 minute ago): passcode failed, asked by uid 4000123 through su on /dev/pts/7"),
+      "\(text)")
     #expect(text.contains("Last success:               2027-01-15T08:00:00Z (now)"))
     let json = try #require(
-      try JSONSerialization.jsonObject(with: Data(StatusFormat.json(r, pendingEvents: 2).rendered().utf8)) as? [String: Any])
+      try JSONSerialization.jsonObject(with: Data(StatusFormat.json(r, waitingPrompts: 2).rendered().utf8)) as? [String: Any])
     #expect(json["lastSuccess"] as? Int == 1_800_000_000)
     #expect(json["features"] as? [String] == ["sudo"])
     #expect(json["passcodeRequiredReason"] is NSNull)
-    #expect(json["pendingSensorEvents"] as? Int == 2)
+    #expect(json["waitingPrompts"] as? Int == 2)
+    let failures = try #require(json["recentFailures"] as? [[String: Any]])
+    #expect(failures.count == 1)
+    #expect(failures.first?["service"] as? String == "su")
+    #expect(failures.first?["requesterUid"] as? Int == 4_000_123)
+    #expect(failures.first?["tty"] as? String == "/dev/pts/7")
   }
 }
 

@@ -104,9 +104,10 @@ public struct Administration {
     }
   }
 
-  /// Clears failure counters, lockout, delays and the reuse window (faillock --reset).
+  /// Clears failure counters and their history, lockout, delays and the reuse window (faillock --reset).
   public func reset(_ user: UserName) throws {
     try store.update(user) { record in
+      record.recentFailures = []
       record.biometricFailures = 0
       record.passcodeFailures = 0
       record.lastWrongPasscodeHash = nil

@@ -1,11 +1,12 @@
-/// The administrator's side of the simulated sensor: enrolment captures and queued touches or button presses.
+/// The administrator's side of the simulated sensor: enrolment captures, and touches or button presses
+/// presented to a waiting prompt.
 ///
 /// `localauthctl enroll` and `touch` call these, and so can a demo or a test harness, so that identities,
-/// capture noise and the queue format live in the core only.
-public struct SensorAdministration {
-  /// The state folder holding the world seed and the sensor queue.
+/// capture noise and the prompt folder's format live in the core only.
+public struct SensorAdministration: Sendable {
+  /// The state folder holding the world seed and the waiting prompts.
   public var stateRoot: String
-  /// The clock that stamps enrolments and queued events.
+  /// The clock that stamps enrolments and presented events, and measures waits.
   public var clock: AuthClock
 
   /// Creates the operations over a state folder.
@@ -23,37 +24,93 @@ public struct SensorAdministration {
     try admin.enroll(template, for: user)
   }
 
-  /// Queues a capture of `owner`'s `item` (default: `user`'s own) for `user`'s next prompt.
+  /// A capture of `owner`'s `item` (default: `user`'s own).
   ///
   /// - Parameter quality: the capture quality from 0 to 1; nil draws a typical placement.
-  public func present(
+  public func capture(
     _ item: String, modality: Modality, quality: Double?, from owner: String? = nil, for user: UserName
-  ) throws {
+  ) throws -> SensorEvent {
     guard isValidItemName(item) else { throw AdministrationError.invalidName(item) }
     let simulator = BiometricSimulator(worldSeed: try WorldSeed.load(stateRoot: stateRoot))
     var rng = SystemRandomNumberGenerator()
     let identity = simulator.identity(owner: owner ?? user.value, item: item, modality: modality)
     let q = quality ?? BiometricSimulator.typicalQuality(using: &rng)
-    try queue(.sample(simulator.capture(identity, modality: modality, quality: q, using: &rng)), for: user)
+    return .sample(simulator.capture(identity, modality: modality, quality: q, using: &rng))
   }
 
-  /// Queues an event (a capture, Cancel or the fallback button) for `user`'s next prompt.
-  public func queue(_ event: SensorEvent, for user: UserName) throws {
-    var rng = SystemRandomNumberGenerator()
-    try SensorQueue(stateRoot: stateRoot).enqueue(event, for: user, at: clock.now(), sequence: rng.next())
+  /// The prompts waiting now, for `user` only when given.
+  public func waitingPrompts(for user: UserName? = nil) throws -> [PromptAnnouncement] {
+    try PromptRegistry(stateRoot: stateRoot).waiting(for: user)
   }
 
-  /// The number of events waiting for `user`'s next prompt.
-  public func pendingCount(for user: UserName) throws -> Int {
-    try SensorQueue(stateRoot: stateRoot).pending(for: user).count
+  /// Presents `event` to the one prompt waiting for `user` (or to prompt `id`), and returns once that prompt
+  /// read it; a touch goes nowhere else.
+  ///
+  /// With `wait` > 0 it waits that long for the prompt to appear; an event whose prompt ended before reading it
+  /// is then offered to the next prompt that appears, unless `id` pins the prompt. `readLimit` bounds the wait
+  /// for the prompt to read it.
+  public func present(
+    _ event: SensorEvent, for user: UserName, prompt id: String? = nil, wait: Double = 0, readLimit: Double = 30
+  ) throws -> PromptAnnouncement {
+    let registry = PromptRegistry(stateRoot: stateRoot)
+    try FileSyscalls.ensureDirectory(stateRoot)
+    try FileSyscalls.ensureDirectory(registry.folder)
+    let end = clock.uptime() + max(wait, 0)
+    // Wakes the wait as soon as a prompt is renamed into place.
+    let watch = FolderWatch(registry.folder)
+    while true {
+      watch.drain()
+      let waiting = try registry.waiting(for: user)
+      let chosen = id.map { id in waiting.filter { $0.id == id } } ?? waiting
+      if chosen.count > 1 { throw TouchDeliveryError.severalPrompts(user: user, waiting: chosen) }
+      if let prompt = chosen.first {
+        // The prompt may end between the listing and the write: its folder is gone then.
+        if let file = try? registry.present(event, to: prompt.id, at: clock.now()) {
+          switch try registry.awaitDelivery(of: file, to: prompt, clock: clock, limit: readLimit) {
+          case .read: return prompt
+          case .promptEnded:
+            guard id == nil, clock.uptime() < end else { throw TouchDeliveryError.promptEnded(id: prompt.id) }
+          }
+        }
+      }
+      if clock.uptime() >= end {
+        if let id { throw TouchDeliveryError.noSuchPrompt(id: id, user: user) }
+        throw TouchDeliveryError.noPrompt(user: user)
+      }
+      clock.sleep(min(watch.descriptor >= 0 ? 0.25 : 0.02, end - clock.uptime()), wakingOn: watch.descriptor)
+    }
   }
+}
 
-  /// Discards every event waiting for `user`; returns how many there were.
-  @discardableResult
-  public func discardPending(for user: UserName) throws -> Int {
-    let queue = SensorQueue(stateRoot: stateRoot)
-    let count = try queue.pending(for: user).count
-    try queue.clear(for: user)
-    return count
+/// Why a touch or button press reached no prompt.
+public enum TouchDeliveryError: Error, Equatable, Sendable, CustomStringConvertible {
+  /// No prompt waits for the user: like a phone with no prompt on screen, the touch does nothing.
+  case noPrompt(user: UserName)
+  /// The chosen prompt does not wait (for this user).
+  case noSuchPrompt(id: String, user: UserName)
+  /// Several prompts wait: the administrator must choose one with `--prompt`.
+  case severalPrompts(user: UserName, waiting: [PromptAnnouncement])
+  /// The prompt ended before it read the event.
+  case promptEnded(id: String)
+
+  public var description: String {
+    switch self {
+    case .noPrompt(let user): "No prompt is waiting for \(user)."
+    case .noSuchPrompt(let id, let user): "No prompt \(id) is waiting for \(user)."
+    case .severalPrompts(let user, let waiting):
+      "\(waiting.count) prompts are waiting for \(user); choose one with --prompt ID:\n"
+        + waiting.map { "  " + $0.summary }.joined(separator: "\n")
+    case .promptEnded(let id): "Prompt \(id) ended before it read the touch."
+    }
+  }
+}
+
+extension PromptAnnouncement {
+  /// One line for people: id, who asks, for whom, through what, from where.
+  public var summary: String {
+    let tty = origin.tty.isEmpty ? "no tty" : origin.tty
+    let remote = origin.remoteHost.isEmpty ? "" : ", from \(origin.remoteHost)"
+    return "\(id)  \(origin.requesterName) (uid \(origin.requesterUID)) asks for \(user)'s \(modality.bodyPart) "
+      + "to run \(origin.service) on \(tty)\(remote), pid \(origin.processID)"
   }
 }

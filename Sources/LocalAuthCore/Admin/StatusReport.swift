@@ -44,6 +44,8 @@ public struct StatusReport: Equatable, Sendable {
   public var biometricsError: AuthErrorCode?
   /// The features the user protected, sorted.
   public var features: [String]
+  /// The last few failed attempts and where they came from, oldest first.
+  public var recentFailures: [FailureEntry]
 
   /// One enrolled item, without its template.
   public struct EnrolledItem: Equatable, Sendable {
@@ -108,5 +110,6 @@ public struct StatusReport: Equatable, Sendable {
     self.deviceOwnerError = deviceOwnerError
     self.biometricsError = biometricsError
     self.features = r.features.sorted()
+    self.recentFailures = r.recentFailures
   }
 }

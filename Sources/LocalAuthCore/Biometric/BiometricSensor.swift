@@ -14,13 +14,24 @@ public enum SensorEvent: Equatable, Sendable {
 public protocol BiometricSensor: AnyObject {
   /// The sensor's modality, or nil when no sensor is configured (biometryNotAvailable).
   var modality: Modality? { get }
+  /// Announces that a prompt for `user`, asked by `origin`, waits: only events presented to it reach it.
+  func openPrompt(for user: UserName, origin: RequestOrigin) throws
+  /// Withdraws the prompt for `user`; what was presented to it and not read is discarded.
+  func closePrompt(for user: UserName)
   /// Waits until an event arrives for `user`'s prompt or `deadline` passes.
+  ///
+  /// Deadlines are points on `AuthClock.uptime()`, the clock that never jumps.
   func nextEvent(for user: UserName, deadline: WallTime) throws -> SensorEvent
   /// Like `nextEvent(for:deadline:)`, but returns `.timeout` early once `cancellation` is set.
   func nextEvent(for user: UserName, deadline: WallTime, cancellation: CancellationFlag?) throws -> SensorEvent
 }
 
 extension BiometricSensor {
+  /// Sensors whose events are not presented to a named prompt (scripted ones) need no announcement.
+  public func openPrompt(for user: UserName, origin: RequestOrigin) throws {}
+  /// Nothing to withdraw.
+  public func closePrompt(for user: UserName) {}
+
   /// The default ignores the flag; the caller checks it after the event (sensors that wait override this).
   public func nextEvent(for user: UserName, deadline: WallTime, cancellation: CancellationFlag?) throws -> SensorEvent {
     try nextEvent(for: user, deadline: deadline)
@@ -65,7 +76,7 @@ public final class ScriptedSensor: BiometricSensor, @unchecked Sendable {
   public func nextEvent(for user: UserName, deadline: WallTime, cancellation: CancellationFlag?) throws -> SensorEvent {
     if cancellation?.isCancelled == true { return .timeout }
     if let event: SensorEvent = lock.withLock({ queue.isEmpty ? nil : queue.removeFirst() }) { return event }
-    let wait = deadline.since(clock.now())
+    let wait = deadline.seconds - clock.uptime()
     if wait > 0 { clock.sleep(wait) }
     return .timeout
   }

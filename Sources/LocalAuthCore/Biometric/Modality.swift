@@ -53,6 +53,14 @@ public enum Modality: String, Sendable, CaseIterable {
     }
   }
 
+  /// What the sensor reads, as a prompt names it ("bob asks for alice's finger").
+  public var bodyPart: String {
+    switch self {
+    case .touchID: "finger"
+    case .faceID: "face"
+    }
+  }
+
   /// The instruction shown while the sensor waits.
   public var presentInstruction: String {
     switch self {

@@ -25,12 +25,29 @@ struct BiometricPrompt {
   let templates: [BiometricTemplate]
   let matcher = SimulatedMatcher()
 
+  /// Announces the prompt to the sensor for the duration of `body`: only events presented to it reach it.
+  func presented<T>(_ body: () throws -> T) throws -> T {
+    try dependencies.sensor.openPrompt(for: request.user, origin: request.origin)
+    defer { dependencies.sensor.closePrompt(for: request.user) }
+    return try body()
+  }
+
+  /// A deadline `settings.sensorTimeout` from now on the clock that never jumps.
+  private func nextDeadline() -> WallTime {
+    WallTime(seconds: dependencies.clock.uptime() + settings.sensorTimeout)
+  }
+
   func run() throws -> BiometricPromptResult {
     let user = request.user
     let prompter = dependencies.prompter
+    let origin = request.origin
+    // Like Apple's sheet naming the app: a finger asked for by someone else says who asks.
+    if origin.isOtherRequester(than: user) {
+      try prompter.request("\(origin.requesterName) asks for \(user)'s \(modality.bodyPart) to run \(origin.service).")
+    }
     try prompter.request("\(modality.presentInstruction) to \(request.reason).")
     var failures = 0
-    var deadline = dependencies.clock.now().adding(settings.sensorTimeout)
+    var deadline = nextDeadline()
     while true {
       let event = try dependencies.sensor.nextEvent(for: user, deadline: deadline, cancellation: request.cancellation)
       if request.cancellation?.isCancelled == true { return .appCancel }
@@ -52,15 +69,17 @@ struct BiometricPrompt {
         case .retry:
           // A poor capture is not a failed match: it is not counted and the fallback stays hidden.
           try prompter.error(modality == .touchID ? "Place your finger on the sensor again." : "Look at the camera again.")
-          deadline = dependencies.clock.now().adding(settings.sensorTimeout)
+          deadline = nextDeadline()
         case .match(let name, _):
           // Another process may have locked biometry while this prompt waited: the lock wins over the match.
           guard try recordMatch(name) else { return .lockedOut }
           return .matched(name)
         case .noMatch:
           failures += 1
+          let failure = FailureEntry(at: dependencies.clock.now(), kind: .biometric, origin: origin)
           let total = try dependencies.store.update(user) { record -> Int in
             record.biometricFailures += 1
+            record.noteFailure(failure)
             return record.biometricFailures
           }
           dependencies.log.log(
@@ -72,7 +91,7 @@ struct BiometricPrompt {
           }
           if failures >= modality.failuresPerPrompt { return .exhausted }
           try prompter.error(modality == .touchID ? "Try again." : "Face not recognized; try again.")
-          deadline = dependencies.clock.now().adding(settings.sensorTimeout)
+          deadline = nextDeadline()
         }
       }
     }
@@ -85,7 +104,7 @@ struct BiometricPrompt {
   func awaitButtons() throws -> BiometricPromptResult {
     let fallback = request.effectiveFallbackTitle ?? "Enter Password"
     try dependencies.prompter.info("Face not recognized. Choose \"\(request.effectiveCancelTitle)\" or \"\(fallback)\".")
-    let deadline = dependencies.clock.now().adding(settings.sensorTimeout)
+    let deadline = nextDeadline()
     while true {
       let event = try dependencies.sensor.nextEvent(
         for: request.user, deadline: deadline, cancellation: request.cancellation)
@@ -107,13 +126,17 @@ struct BiometricPrompt {
   private func recordMatch(_ name: String) throws -> Bool {
     let clock = dependencies.clock
     let threshold = settings.lockoutThreshold
+    let origin = request.origin
     let recorded = try dependencies.store.update(request.user) { record -> Bool in
       guard !record.isBiometryLockedOut(threshold: threshold) else { return false }
       let now = clock.now()
       record.biometricFailures = 0
       record.lastBiometricSuccess = now
       record.lastSuccess = now
-      if let state = record.domainState { record.reuse = ReuseStamp(at: now, bootID: clock.bootID(), domainState: state) }
+      if let state = record.domainState {
+        record.reuse = ReuseStamp(
+          at: now, bootID: clock.bootID(), domainState: state, requesterUID: origin.requesterUID, scope: origin.reuseScope)
+      }
       return true
     }
     if recorded {

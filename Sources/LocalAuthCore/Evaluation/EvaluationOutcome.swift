@@ -20,8 +20,6 @@ public enum FailureDetail: Sendable, Equatable {
   case passcodeRequired(PasscodeRequirement)
   /// Biometry is not offered on a remote session.
   case remoteSession
-  /// The user name is unknown to the system.
-  case unknownUser
   /// The user has not enabled protection for the feature (facade mode).
   case featureNotEnabled
   /// The fallback was pressed under the biometrics-only policy.

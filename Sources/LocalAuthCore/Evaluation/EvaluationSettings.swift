@@ -45,13 +45,16 @@ public struct EvaluationRequest {
   public var remote: Bool
   /// Set by the caller to cancel a running evaluation (appCancel).
   public var cancellation: CancellationFlag?
+  /// Who asks and from where: named on the prompt, stamped on failures, the reuse window's scope.
+  public var origin: RequestOrigin
 
   /// Describes an evaluation.
   public init(
     user: UserName, policy: AuthPolicy, reason: String, fallbackTitle: String? = nil, cancelTitle: String? = nil,
     reuseDuration: Double = 0, interactionAllowed: Bool = true, remote: Bool = false,
-    cancellation: CancellationFlag? = nil
+    cancellation: CancellationFlag? = nil, origin: RequestOrigin = RequestOrigin()
   ) {
+    self.origin = origin
     self.user = user
     self.policy = policy
     self.reason = reason

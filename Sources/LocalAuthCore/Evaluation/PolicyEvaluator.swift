@@ -66,9 +66,10 @@ public struct PolicyEvaluator {
       guard case .usable(let modality) = biometry else { return finish(.failure(.biometryNotAvailable, .none), request) }
       let prompt = BiometricPrompt(
         dependencies: dependencies, settings: settings, request: request, modality: modality, templates: record.templates)
-      var result = try prompt.run()
-      if result == .exhausted && modality == .faceID && request.effectiveFallbackTitle != nil {
-        result = try prompt.awaitButtons()
+      let result = try prompt.presented {
+        let first = try prompt.run()
+        guard first == .exhausted && modality == .faceID && request.effectiveFallbackTitle != nil else { return first }
+        return try prompt.awaitButtons()
       }
       let outcome: EvaluationOutcome =
         switch result {
@@ -94,7 +95,7 @@ public struct PolicyEvaluator {
         fresh = nil  // the prompt may take long and another process may count a failure meanwhile
         let prompt = BiometricPrompt(
           dependencies: dependencies, settings: settings, request: request, modality: modality, templates: record.templates)
-        switch try prompt.run() {
+        switch try prompt.presented({ try prompt.run() }) {
         case .matched: return finish(.success(.biometry), request)
         case .cancel: return finish(.failure(.userCancel, .none), request)
         case .timeout: return finish(.failure(.systemCancel, .none), request)
@@ -108,25 +109,6 @@ public struct PolicyEvaluator {
       return finish(
         try PasscodeCheck(dependencies: dependencies, settings: settings, request: request, fresh: fresh).run(), request)
     }
-  }
-
-  /// Prompts like a real passcode check and does the same hashing work, for a user who does not exist,
-  /// so that timing and prompts do not reveal which users exist. Always fails.
-  /// Under the biometrics-only policy nothing is asked (a known user without enrollment is not asked either).
-  public func evaluateUnknownUser(
-    reason: String, fallbackTitle: String?, policy: AuthPolicy = .deviceOwnerAuthentication
-  ) throws -> EvaluationOutcome {
-    guard !reason.isEmpty else { throw UsageError.emptyReason }
-    guard policy == .deviceOwnerAuthentication else {
-      dependencies.log.log(.notice, "Authentication failed for an unknown user.")
-      return .failure(.biometryNotEnrolled, .unknownUser)
-    }
-    let title = fallbackTitle.flatMap { $0.isEmpty ? nil : $0 } ?? "Enter Passcode"
-    let secret = try dependencies.prompter.secret(title + ": ")
-    settings.hasher.burnEquivalentWork(for: secret)
-    secret.wipe()
-    dependencies.log.log(.notice, "Authentication failed for an unknown user.")
-    return .failure(.authenticationFailed, .unknownUser)
   }
 
   /// The user's opaque enrollment state (evaluatedPolicyDomainState); nil when nothing is enrolled (§8).
@@ -150,8 +132,10 @@ public struct PolicyEvaluator {
     else { return nil }
     let window = min(request.reuseDuration, EvaluationRequest.maximumReuseDuration)
     let age = dependencies.clock.now().since(stamp.at)
+    // Scoped like sudo's tty tickets: the same requester, from the same terminal or login session.
     guard age >= 0, age <= window, stamp.bootID == dependencies.clock.bootID(),
-      stamp.domainState == record.domainState,
+      stamp.domainState == record.domainState, stamp.requesterUID == request.origin.requesterUID,
+      stamp.scope == request.origin.reuseScope,
       !record.isBiometryLockedOut(threshold: settings.lockoutThreshold)
     else { return nil }
     return .success(.reuse)

@@ -53,6 +53,8 @@ public enum FileSyscalls {
     var owner: uid_t
     var mode: mode_t
     var size: Int
+    /// The number of hard links (st_nlink): a trusted file has exactly one name.
+    var linkCount: Int = 1
   }
 
   static func status(of fd: Int32, path: String) throws(StateError) -> Status {
@@ -60,7 +62,7 @@ public enum FileSyscalls {
     try retryingSyscall("stat", path) { fstat(fd, &st) }
     return Status(
       isDirectory: (st.st_mode & S_IFMT) == S_IFDIR, isRegular: (st.st_mode & S_IFMT) == S_IFREG,
-      owner: st.st_uid, mode: st.st_mode & 0o7777, size: Int(st.st_size))
+      owner: st.st_uid, mode: st.st_mode & 0o7777, size: Int(st.st_size), linkCount: Int(st.st_nlink))
   }
 
   /// Checks that an open file or folder is owned by root and not writable by group or others.
@@ -104,6 +106,9 @@ public enum FileSyscalls {
     let status = try status(of: fd, path: path)
     guard status.isRegular else { throw .insecure(path: path, reason: "it is not a regular file") }
     try checkTrusted(status, path: path)
+    // A second name elsewhere (a hard link made before the file was ours, or into a folder we do not check)
+    // is a way to change or keep the file behind the checks; our own writes (rename) always leave one.
+    guard status.linkCount == 1 else { throw .insecure(path: path, reason: "it has \(status.linkCount) hard links") }
     guard status.size <= limit else { throw .tooLarge(path: path, limit: limit) }
     return try readAll(fd, path: path, limit: limit, expectedSize: status.size)
   }
@@ -160,12 +165,14 @@ public enum FileSyscalls {
   /// Writes `bytes` to `directory/name` atomically: temporary file, fsync, rename, fsync of the folder.
   ///
   /// `flushFolder: false` leaves out the last fsync, for writes whose loss to a power failure is harmless
-  /// (RecordDurability.swift); the record is never torn either way.
+  /// (RecordDurability.swift); the record is never torn either way. `flushFile: false` leaves out both, for
+  /// files that do not outlive a boot (the prompts' announcements and events).
   ///
   /// A caller that holds a lock for `name` passes a fixed `temporaryName`, so a writer killed mid-write
   /// leaves at most one stale temporary file, which the next writer replaces.
   public static func atomicWrite(
-    _ bytes: [UInt8], directory: String, name: String, temporaryName: String? = nil, flushFolder: Bool = true
+    _ bytes: [UInt8], directory: String, name: String, temporaryName: String? = nil, flushFolder: Bool = true,
+    flushFile: Bool = true
   ) throws(StateError) {
     let target = directory + "/" + name
     let temporary = directory + "/" + (temporaryName ?? ".\(name).\(getpid()).tmp")
@@ -186,7 +193,7 @@ public enum FileSyscalls {
         }
         written += count
       }
-      try retryingSyscall("fsync", temporary) { fsync(fd) }
+      if flushFile { try retryingSyscall("fsync", temporary) { fsync(fd) } }
       close(fd)
       isOpen = false
       try retryingSyscall("rename", target) { rename(temporary, target) }
@@ -237,8 +244,12 @@ public enum FileSyscalls {
     return names
   }
 
-  /// Takes an exclusive flock on `path` (created 0600 if missing); the lock ends when the value is released.
-  public static func lockExclusive(_ path: String) throws(StateError) -> FileLock {
+  /// The longest wait for a lock, in seconds, before it fails closed with `.lockTimeout` (docs/RELIABILITY.md).
+  public static let lockWaitSeconds = 5
+
+  /// Takes an exclusive flock on `path` (created 0600 if missing), waiting at most `seconds`; the lock ends
+  /// when the value is released.
+  public static func lockExclusive(_ path: String, waitingAtMost seconds: Int = lockWaitSeconds) throws(StateError) -> FileLock {
     guard let fd = try openNoFollow(path, flags: O_RDWR | O_CREAT, mode: 0o600) else {
       throw .io(path: path, operation: "create", errno: ENOENT)
     }
@@ -246,7 +257,7 @@ public enum FileSyscalls {
       let status = try status(of: fd, path: path)
       guard status.isRegular else { throw StateError.insecure(path: path, reason: "it is not a regular file") }
       try checkTrusted(status, path: path)
-      try retryingSyscall("lock", path) { flock(fd, LOCK_EX) }
+      try waitForLock(fd, path: path, seconds: seconds)
     } catch let error as StateError {
       close(fd)
       throw error
@@ -255,6 +266,42 @@ public enum FileSyscalls {
       throw .io(path: path, operation: "lock", errno: EIO)
     }
     return FileLock(fd: fd)
+  }
+
+  /// Polls flock(LOCK_EX|LOCK_NB) until it succeeds or `seconds` pass on CLOCK_MONOTONIC, then names the holder.
+  ///
+  /// A blocking flock would wait for ever on a holder that was stopped (SIGSTOP, a debugger) or hangs; polling
+  /// backs off from 1 ms to 20 ms, so a lock released after a few milliseconds is taken about as soon.
+  static func waitForLock(_ fd: Int32, path: String, seconds: Int) throws(StateError) {
+    if let code = injectedFault("lock", path) { throw .io(path: path, operation: "lock", errno: code) }
+    let deadline = monotonicSeconds() + Double(seconds)
+    var pause: Double = 0.001
+    while true {
+      if flock(fd, LOCK_EX | LOCK_NB) == 0 { return }
+      let code = errno
+      switch code {
+      case EINTR: continue
+      case EAGAIN: break  // EWOULDBLOCK on Linux: another open file description holds the lock
+      case EACCES, EPERM: throw .permissionDenied(path: path)
+      default: throw .io(path: path, operation: "lock", errno: code)
+      }
+      let left = deadline - monotonicSeconds()
+      guard left > 0 else {
+        throw .lockTimeout(path: path, seconds: seconds, holder: LockHolder.find(forLockedFile: fd))
+      }
+      let nap = min(pause, left)
+      var request = timespec(tv_sec: 0, tv_nsec: Int(nap * 1e9))
+      var remaining = timespec()
+      while nanosleep(&request, &remaining) == -1 && errno == EINTR { request = remaining }
+      pause = min(pause * 2, 0.02)
+    }
+  }
+
+  /// Seconds on CLOCK_MONOTONIC, which never jumps with the wall clock.
+  static func monotonicSeconds() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
   }
 }
 

@@ -1,4 +1,4 @@
-/// The text form of a feature vector in state files and queued sensor events: each Float as the 8 lowercase
+/// The text form of a feature vector in state files and presented sensor events: each Float as the 8 lowercase
 /// hex digits of its IEEE 754 bit pattern, separated by commas ("3f000000,bf000000,…").
 ///
 /// The round trip is exact and decoding needs neither Float(String) nor any allocation but the result's.

@@ -12,7 +12,7 @@ public enum StateCodec {
   /// The largest state file accepted.
   public static let maximumSize = 256 * 1024
 
-  /// The keys that may appear at most once (every key but `feature` and `template`).
+  /// The keys that may appear at most once (every key but `feature`, `template` and `failure`).
   static let singleKeys = [
     "passcode.hash", "passcode.failures", "passcode.last-wrong", "passcode.next-allowed", "passcode.last-success",
     "passcode.last-success-boot", "biometry.failures", "biometry.last-success", "success.last", "enrollment.generation",
@@ -46,7 +46,12 @@ public enum StateCodec {
     put("enrollment.generation", String(record.enrollmentGeneration))
     put("enrollment.domain-state", record.domainState)
     put("enrollment.acknowledged", record.acknowledgedDomainState)
-    if let reuse = record.reuse { put("reuse", "\(reuse.at) \(reuse.bootID) \(reuse.domainState)") }
+    if let reuse = record.reuse {
+      put("reuse", "\(reuse.at) \(reuse.bootID) \(reuse.domainState) \(reuse.requesterUID) \(field(reuse.scope))")
+    }
+    for f in record.recentFailures {
+      put("failure", "\(f.at) \(f.kind.rawValue) \(f.requesterUID) \(field(f.service)) \(field(f.tty)) \(field(f.remoteHost))")
+    }
     for feature in record.features.sorted() { put("feature", feature) }
     for t in record.templates {
       put("template", "\(t.modality.rawValue) \(t.enrolledAt) \(t.name) " + FloatVectorText.encode(t.features))
@@ -54,6 +59,9 @@ public enum StateCodec {
     line(endMarker)
     return bytes
   }
+
+  /// An origin field as written: "-" for empty.
+  static func field(_ text: String) -> String { text.isEmpty ? "-" : text }
 
   /// Decodes a record, naming `path` in any error.
   public static func decode(_ bytes: [UInt8], path: String) throws(StateError) -> UserRecord {
@@ -80,20 +88,22 @@ public enum StateCodec {
       guard let space = line.firstIndex(ofByte: UInt8(ascii: " ")) else { throw fail("no value") }
       let key = line[..<space]
       let value = line[line.index(after: space)...]
-      if key != "feature" && key != "template" {
+      if key != "feature" && key != "template" && key != "failure" {
         if let slot = singleKeys.firstIndex(where: { key == $0 }) {
           guard seen & (1 << slot) == 0 else { throw fail("duplicate key \(key.prefix(40))") }
           seen |= 1 << slot
         }
       }
+      // Every value the encoder can write decodes: any count from 0, any finite time (before 1970 too).
       func count() throws(StateError) -> Int {
-        guard let n = Int(value), n >= 0, n < 1_000_000_000 else { throw fail("bad count") }
+        guard let n = Int(value), n >= 0 else { throw fail("bad count") }
         return n
       }
       func time(_ raw: Substring) throws(StateError) -> WallTime {
-        guard let s = Double(raw), s.isFinite, s >= 0 else { throw fail("bad time") }
+        guard let s = Double(raw), s.isFinite else { throw fail("bad time") }
         return WallTime(seconds: s)
       }
+      func origin(_ raw: Substring) throws(StateError) -> String { raw == "-" ? "" : try token(raw) }
       func token(_ raw: Substring) throws(StateError) -> String {
         guard !raw.isEmpty, raw.utf8.count <= 512, !raw.contains(byte: UInt8(ascii: " ")) else { throw fail("bad value") }
         return String(raw)
@@ -113,8 +123,24 @@ public enum StateCodec {
       case "enrollment.acknowledged": record.acknowledgedDomainState = try token(value)
       case "reuse":
         let parts = value.fields(separatedBy: UInt8(ascii: " "))
-        guard parts.count == 3 else { throw fail("bad reuse stamp") }
-        record.reuse = ReuseStamp(at: try time(parts[0]), bootID: try token(parts[1]), domainState: try token(parts[2]))
+        // A stamp without a requester and scope (written before windows were scoped) is never honoured.
+        guard parts.count == 5 || parts.count == 3 else { throw fail("bad reuse stamp") }
+        let stamp = ReuseStamp(
+          at: try time(parts[0]), bootID: try token(parts[1]), domainState: try token(parts[2]), requesterUID: 0, scope: "")
+        guard parts.count == 5 else { break }
+        guard let uid = UInt32(parts[3]) else { throw fail("bad reuse stamp") }
+        record.reuse = stamp
+        record.reuse?.requesterUID = uid
+        record.reuse?.scope = try origin(parts[4])
+      case "failure":
+        let parts = value.fields(separatedBy: UInt8(ascii: " "))
+        guard parts.count == 6, let kind = FailureEntry.Kind(rawValue: String(parts[1])), let uid = UInt32(parts[2]),
+          record.recentFailures.count < FailureEntry.kept
+        else { throw fail("bad failure") }
+        let at = try time(parts[0])
+        let from = RequestOrigin(
+          service: try origin(parts[3]), tty: try origin(parts[4]), requesterUID: uid, remoteHost: try origin(parts[5]))
+        record.recentFailures.append(FailureEntry(at: at, kind: kind, origin: from))
       case "feature":
         guard isValidItemName(String(value)), record.features.insert(String(value)).inserted else { throw fail("bad feature") }
       case "template":

@@ -6,6 +6,56 @@ public struct ReuseStamp: Equatable, Sendable {
   public var bootID: String
   /// The domain state at the time; an enrollment change ends the window.
   public var domainState: String
+  /// The real uid of the process that asked for the match; only the same requester may reuse it.
+  public var requesterUID: UInt32
+  /// The terminal or login session it was asked from (`RequestOrigin.reuseScope`); only the same may reuse it.
+  public var scope: String
+
+  /// Stamps a match.
+  public init(at: WallTime, bootID: String, domainState: String, requesterUID: UInt32, scope: String) {
+    self.at = at
+    self.bootID = bootID
+    self.domainState = domainState
+    self.requesterUID = requesterUID
+    self.scope = scope
+  }
+}
+
+/// A failed attempt and where it came from, so that an administrator can see who caused a delay or a lockout.
+public struct FailureEntry: Equatable, Sendable {
+  /// What failed.
+  public enum Kind: String, Sendable {
+    /// A wrong finger or face.
+    case biometric
+    /// A wrong passcode.
+    case passcode
+  }
+
+  /// When it failed.
+  public var at: WallTime
+  /// What failed.
+  public var kind: Kind
+  /// The requesting process's real uid.
+  public var requesterUID: UInt32
+  /// The PAM service or program.
+  public var service: String
+  /// The terminal; empty when none.
+  public var tty: String
+  /// The remote host; empty when none.
+  public var remoteHost: String
+
+  /// Records a failure asked by `origin`.
+  public init(at: WallTime, kind: Kind, origin: RequestOrigin) {
+    self.at = at
+    self.kind = kind
+    self.requesterUID = origin.requesterUID
+    self.service = origin.service
+    self.tty = origin.tty
+    self.remoteHost = origin.remoteHost
+  }
+
+  /// How many failures a record keeps, newest last.
+  public static let kept = 5
 }
 
 /// Everything the module knows about one user: the single truth on disk.
@@ -40,9 +90,17 @@ public struct UserRecord: Equatable, Sendable {
   public var features: Set<String> = []
   /// Enrolled fingers or appearances.
   public var templates: [BiometricTemplate] = []
+  /// The last few failed attempts, oldest first (at most `FailureEntry.kept`).
+  public var recentFailures: [FailureEntry] = []
 
   /// Creates an empty record.
   public init() {}
+
+  /// Adds a failure, dropping the oldest beyond `FailureEntry.kept`.
+  public mutating func noteFailure(_ failure: FailureEntry) {
+    recentFailures.append(failure)
+    if recentFailures.count > FailureEntry.kept { recentFailures.removeFirst(recentFailures.count - FailureEntry.kept) }
+  }
 
   /// True when the biometric failures reached the lockout threshold.
   public func isBiometryLockedOut(threshold: Int) -> Bool { biometricFailures >= threshold }

@@ -27,7 +27,7 @@ extension Sandbox {
     var arguments = ["--confdir", serviceDir, "--service", service, "--user", user ?? self.user]
     for answer in answers { arguments += ["--answer", answer] }
     for operation in operations { arguments += ["--op", operation] }
-    let run = try Run.program(Artifacts.harness, arguments + extra)
+    let run = try presentingTouches { try Run.program(Artifacts.harness, arguments + extra) }
     return HarnessRun(lines: run.stdoutLines, status: run.status, stderr: run.stderr)
   }
 }
@@ -71,8 +71,10 @@ extension Sandbox {
       "LD_PRELOAD": "libpam_wrapper.so", "PAM_WRAPPER": "1", "PAM_WRAPPER_SERVICE_DIR": serviceDir,
       "PAM_WRAPPER_DEBUGLEVEL": "2",
     ]
-    let run = try Run.program(
-      Artifacts.pamtester, options + [service, user ?? self.user] + operations, stdin: stdin ?? "", environment: environment)
+    let run = try presentingTouches {
+      try Run.program(
+        Artifacts.pamtester, options + [service, user ?? self.user] + operations, stdin: stdin ?? "", environment: environment)
+    }
     return PamtesterRun(run: run)
   }
 }

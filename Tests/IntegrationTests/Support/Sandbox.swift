@@ -50,9 +50,11 @@ final class Sandbox {
   /// The test user's uid.
   var uid: UInt32 { getpwnam(user).map { $0.pointee.pw_uid } ?? 0 }
 
-  /// The module's line with the arguments every test needs (state_dir, conf, a short sensor timeout).
+  /// The module's line with the arguments every test needs (state_dir, conf, a short sensor timeout, and
+  /// `nodelay`, so that the many failing scenarios do not each wait libpam's 2 s failure pause; FailDelayTests
+  /// writes its own lines without it).
   func moduleLine(_ arguments: [String], type: String = "auth", control: String = "required") -> String {
-    ([type, control, Artifacts.module, "state_dir=" + stateDir, "conf=" + configFile, "timeout=1"] + arguments)
+    ([type, control, Artifacts.module, "state_dir=" + stateDir, "conf=" + configFile, "timeout=1", "nodelay"] + arguments)
       .joined(separator: " ")
   }
 
@@ -74,18 +76,33 @@ final class Sandbox {
   /// Sets the test user's passcode.
   func setPasscode(_ passcode: String = "1234") throws { try ctl("passcode", "set", user, stdin: passcode + "\n") }
 
-  /// Queues a capture of the user's own finger at full quality (or someone else's with `from`).
+  /// Touches and button presses for the next PAM run, in order (`localauthctl touch` arguments).
+  private(set) var pendingTouches: [[String]] = []
+
+  /// A capture of the user's own finger at full quality (or someone else's with `from`), presented to the
+  /// next prompt of the next PAM run.
   func touch(_ finger: String = "right-index", from: String? = nil) throws {
     var arguments = ["touch", user, finger, "--quality", "1"]
     if let from { arguments += ["--from", from] }
-    try Run.checked(Artifacts.ctl, arguments + ["--state-dir", stateDir])
+    pendingTouches.append(arguments)
   }
 
-  /// Presses the prompt's fallback button.
-  func pressFallback() throws { try ctl("touch", user, "--fallback") }
+  /// Presses the fallback button of the next prompt.
+  func pressFallback() throws { pendingTouches.append(["touch", user, "--fallback"]) }
 
-  /// Presses the prompt's Cancel button.
-  func pressCancel() throws { try ctl("touch", user, "--cancel") }
+  /// Presses Cancel on the next prompt.
+  func pressCancel() throws { pendingTouches.append(["touch", user, "--cancel"]) }
+
+  /// Runs `body` (a PAM run) while a background shell presents the pending touches one after another, each to
+  /// the prompt that waits when it is its turn (`touch --wait`), as a person touching the sensor would. What is
+  /// left when `body` returns goes nowhere.
+  func presentingTouches<T>(_ body: () throws -> T) throws -> T {
+    guard !pendingTouches.isEmpty else { return try body() }
+    let toucher = Toucher(pendingTouches.map { [Artifacts.ctl] + $0 + ["--wait", "10", "--state-dir", stateDir] })
+    pendingTouches = []
+    defer { toucher.stop() }
+    return try body()
+  }
 
   /// Changes the user's record directly, as the module would find it (a test pre-seeds state this way).
   func seed(_ body: (inout UserRecord) -> Void) throws {
@@ -142,5 +159,43 @@ enum Users {
       if run.status == 0 || run.status == 6 { return }
       usleep(100_000)
     }
+  }
+}
+
+/// Runs `localauthctl touch` commands one after another on a thread of its own; `stop()` ends the one running.
+final class Toucher: @unchecked Sendable {
+  private let lock = NSLock()
+  private var current: Process?
+  private var stopped = false
+  private let done = DispatchSemaphore(value: 0)
+
+  init(_ commands: [[String]]) {
+    Thread.detachNewThread { [self] in
+      for command in commands {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments = Array(command.dropFirst())
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        let started: Bool = lock.withLock {
+          guard !stopped, (try? process.run()) != nil else { return false }
+          current = process
+          return true
+        }
+        guard started else { break }
+        process.waitUntilExit()
+      }
+      done.signal()
+    }
+  }
+
+  /// Ends the touch that still waits, and waits for the thread.
+  func stop() {
+    lock.withLock {
+      stopped = true
+      if let current, current.isRunning { current.terminate() }
+    }
+    _ = done.wait(timeout: .now() + 30)
   }
 }

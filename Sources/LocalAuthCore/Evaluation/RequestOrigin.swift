@@ -1,0 +1,93 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Who asks for an evaluation and from where: named on the prompt, stamped on failures, and the scope of the
+/// reuse window (docs/RULES.md, rule 7).
+///
+/// For `su alice` typed by bob, the requester is bob (su's real uid), the target user alice.
+public struct RequestOrigin: Equatable, Sendable {
+  /// The PAM service, or the program's name.
+  public var service: String
+  /// The terminal (PAM_TTY); empty when there is none.
+  public var tty: String
+  /// The asking process's real uid.
+  public var requesterUID: UInt32
+  /// The asking user's name ("uid-N" when it has no passwd entry).
+  public var requesterName: String
+  /// The remote host (PAM_RHOST); empty when none was given.
+  public var remoteHost: String
+  /// The asking process.
+  public var processID: Int32
+  /// The kernel's audit session of the asking process (/proc/self/sessionid); empty when not set.
+  public var loginSession: String
+
+  /// Describes an origin; every text is reduced to a short printable token (`RequestOrigin.token`).
+  public init(
+    service: String = "unknown", tty: String = "", requesterUID: UInt32 = 0, requesterName: String = "root",
+    remoteHost: String = "", processID: Int32 = 0, loginSession: String = ""
+  ) {
+    self.service = Self.token(service)
+    self.tty = Self.token(tty)
+    self.requesterUID = requesterUID
+    self.requesterName = Self.token(requesterName)
+    self.remoteHost = Self.token(remoteHost)
+    self.processID = processID
+    self.loginSession = Self.token(loginSession)
+  }
+
+  /// The calling process as the requester: its real uid and that user's name, its pid and audit session.
+  public static func current(service: String, tty: String = "", remoteHost: String = "") -> RequestOrigin {
+    let uid = getuid()
+    return RequestOrigin(
+      service: service, tty: tty, requesterUID: uid, requesterName: userName(of: uid), remoteHost: remoteHost,
+      processID: getpid(), loginSession: auditSession())
+  }
+
+  /// The terminal on standard input, as PAM applications pass it in PAM_TTY; empty when there is none.
+  public static func standardInputTerminal() -> String {
+    guard isatty(0) == 1, let name = ttyname(0) else { return "" }
+    return String(cString: name)
+  }
+
+  /// The reuse window's scope: the terminal, else the login session, else empty (callers without either
+  /// share a window only with callers of the same uid that have neither).
+  public var reuseScope: String {
+    if !tty.isEmpty { return "tty:" + tty }
+    if !loginSession.isEmpty { return "session:" + loginSession }
+    return ""
+  }
+
+  /// True when someone other than `user` asks, and it is not root (login, display managers and root's own
+  /// tools run as root and ask on the user's behalf).
+  public func isOtherRequester(than user: UserName) -> Bool {
+    requesterUID != 0 && requesterName != user.value
+  }
+
+  /// `text` as a token safe for the state files and logs: printable ASCII without spaces, at most 64 bytes;
+  /// any other byte becomes "?".
+  public static func token(_ text: String) -> String {
+    var bytes: [UInt8] = []
+    for byte in text.utf8.prefix(64) { bytes.append(byte > 0x20 && byte < 0x7F ? byte : UInt8(ascii: "?")) }
+    return String(decoding: bytes, as: UTF8.self)
+  }
+
+  private static func userName(of uid: uid_t) -> String {
+    var entry = passwd()
+    var result: UnsafeMutablePointer<passwd>?
+    var buffer = [CChar](repeating: 0, count: 4096)
+    guard getpwuid_r(uid, &entry, &buffer, buffer.count, &result) == 0, result != nil, let name = entry.pw_name else {
+      return "uid-\(uid)"
+    }
+    return String(cString: name)
+  }
+
+  /// The audit session id, which pam_loginuid sets at login and the user cannot change; empty when unset.
+  private static func auditSession() -> String {
+    guard let bytes = try? readSmallFile("/proc/self/sessionid", limit: 32) else { return "" }
+    let text = String(decoding: bytes, as: UTF8.self).trimmingWhitespace()
+    return text == "4294967295" ? "" : text
+  }
+}
