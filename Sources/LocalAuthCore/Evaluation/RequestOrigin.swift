@@ -38,12 +38,13 @@ public struct RequestOrigin: Equatable, Sendable {
     self.loginSession = Self.token(loginSession)
   }
 
-  /// The calling process as the requester: its real uid and that user's name, its pid and audit session.
+  /// The calling process as the requester: its real uid and that user's name, its pid, and its audit session
+  /// when there is no terminal (the session is the reuse window's scope only then).
   public static func current(service: String, tty: String = "", remoteHost: String = "") -> RequestOrigin {
     let uid = getuid()
     return RequestOrigin(
       service: service, tty: tty, requesterUID: uid, requesterName: userName(of: uid), remoteHost: remoteHost,
-      processID: getpid(), loginSession: auditSession())
+      processID: getpid(), loginSession: tty.isEmpty ? auditSession() : "")
   }
 
   /// The terminal on standard input, as PAM applications pass it in PAM_TTY; empty when there is none.
@@ -74,7 +75,19 @@ public struct RequestOrigin: Equatable, Sendable {
     return String(decoding: bytes, as: UTF8.self)
   }
 
+  /// The last uid looked up and its name: a screen locker or display manager asks for the same user each time,
+  /// and the name is only shown, never trusted.
+  private static let lastNameLock = Mutex()
+  nonisolated(unsafe) private static var lastName: (uid: uid_t, name: String)?
+
   private static func userName(of uid: uid_t) -> String {
+    if let last = lastNameLock.withLock({ lastName }), last.uid == uid { return last.name }
+    let name = lookUpName(of: uid)
+    lastNameLock.withLock { lastName = (uid, name) }
+    return name
+  }
+
+  private static func lookUpName(of uid: uid_t) -> String {
     var entry = passwd()
     var result: UnsafeMutablePointer<passwd>?
     var buffer = [CChar](repeating: 0, count: 4096)

@@ -80,7 +80,10 @@ public enum RemoteSession {
   /// The logind or ancestry reason for `pid`, from memory when the system allows it.
   static func processReason(_ pid: Int32, _ system: System) -> String? {
     func compute() -> String? { logindReason(pid, system) ?? ancestryReason(pid, system) }
-    guard system.remembersProcesses, let start = FileSyscalls.processStartTime(pid) else { return compute() }
+    // This process is always the same process (a forked child has another pid): no start time to read then.
+    guard system.remembersProcesses, let start = pid == getpid() ? 0 : FileSyscalls.processStartTime(pid) else {
+      return compute()
+    }
     if let known = processFacts.withLock({ rememberedFacts[pid] }), known.start == start { return known.reason }
     let reason = compute()
     processFacts.withLock { rememberedFacts = [pid: (start, reason)] }
