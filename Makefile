@@ -1,5 +1,7 @@
 # pam_localauth — build, install, test, demo, bench.
-# `make demo` and `make test` work on a fresh Debian 12 machine as root: they install what is missing.
+# `make demo` and `make test` work on a fresh Debian 12 machine as root: they install what is missing (`make deps`).
+# `make`, `make module`, `make tools` and `make install` never install anything (packagers build as non-root,
+# offline): a missing build package stops them with a one-line hint instead.
 
 PREFIX      ?= /usr
 DESTDIR     ?=
@@ -10,92 +12,138 @@ BUILD       := build
 MODULE      := $(BUILD)/pam_localauth.so
 CTL         := $(BUILD)/localauthctl
 HARNESS     := $(BUILD)/PAMHarness
-# The module's link (measured with make bench, docs/PERFORMANCE.md): lld with identical-code folding, packed
-# relative relocations (DT_RELR) and -O1 shrink what dlopen reads; libstdc++ and the unwinder are linked in
-# statically (hidden by the version script), so that loading the module no longer loads and relocates
-# libstdc++.so.6 and libgcc_s.so.1 (about 1 ms of every sudo). -lstdc++ comes from the Swift driver, so a
-# folder holding only libstdc++.a is put ahead of gcc's own on the search path. module-order.txt lists the
-# functions an authentication runs (scripts/module-order.sh, from callgrind) so that they sit together:
-# the pages a sudo faults in drop from about 3.3 to 1.6 MiB; a stale name in it is skipped, never an error.
-# -function-sections gives each Swift function its own section, so that the ordering and --gc-sections reach
-# our own code too. Concrete generic metadata is reached through accessors rather than mangled names, so a
-# sudo does not start the runtime's demangler and conformance scan (about 150,000 instructions).
-# PAM_LOCALAUTH_MODULE turns on Sources/ModuleLink (the runtime's argv capture left out, see swift_argv.c).
-CXX_STATIC_DIR := .build-module/static-cxx
-MODULE_FLAGS := -Xswiftc -static-stdlib -Xlinker --version-script=$(CURDIR)/exports.map \
-                -Xswiftc -Xfrontend -Xswiftc -function-sections \
-                -Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors \
-                -Xcc -DPAM_LOCALAUTH_MODULE \
-                -Xlinker -z -Xlinker nodelete -Xlinker --gc-sections \
-                -Xswiftc -use-ld=lld -Xlinker --icf=all -Xlinker -z -Xlinker pack-relative-relocs -Xlinker -O1 \
-                -Xswiftc -L$(CURDIR)/$(CXX_STATIC_DIR) -Xlinker $(shell gcc -print-file-name=libgcc_eh.a) \
-                -Xlinker --symbol-ordering-file=$(CURDIR)/module-order.txt -Xlinker --no-warn-symbol-ordering
-DEBIAN_PACKAGES := libpam0g-dev libcrypt-dev pamtester libpam-wrapper pkg-config binutils openssh-server openssh-client
+# The module is built in Embedded Swift: no Swift runtime in sshd, sudo or login (no SWIFT_* variable read, no
+# signal handler, no runtime initialiser), libc, libm and libpam only. SwiftPM cannot build one target in Embedded
+# mode and the rest in ordinary Swift, so the same files (one source of truth) are compiled here with swiftc:
+# LocalAuthCore as a module, then PAMLocalAuth over it, then linked with clang. -Osize, one section per function
+# and --gc-sections/--icf keep only what the six entry points reach. libswiftUnicodeDataTables.a holds the tables
+# String comparison and hashing need. localauthctl, LocalAuthentication, the tests and the benchmarks build the
+# same sources in ordinary Swift through SwiftPM.
+SWIFTC         ?= swiftc
+CLANG          ?= clang
+EMBEDDED_DIR   := .build-embedded
+EMBEDDED_LIBS  := $(shell dirname $$(readlink -f $$(command -v $(SWIFTC)) 2>/dev/null) 2>/dev/null)/../lib/swift/embedded/x86_64-unknown-linux-gnu
+EMBEDDED_FLAGS := -target x86_64-unknown-linux-gnu -enable-experimental-feature Embedded -wmo -parse-as-library \
+                  -swift-version 6 -package-name pam_localauth -Osize -Xfrontend -function-sections \
+                  -I Sources/CSyscalls -I Sources/CCrypt -I Sources/CPAM -I $(EMBEDDED_DIR)
+EMBEDDED_LINK  := -shared -fuse-ld=lld -Wl,--version-script=$(CURDIR)/exports.map -Wl,-z,nodelete -Wl,--gc-sections \
+                  -Wl,--icf=all -Wl,-O1 -Wl,-z,pack-relative-relocs -Wl,--no-undefined
+CORE_SOURCES   := $(shell find Sources/LocalAuthCore -name '*.swift' | sort)
+MODULE_SOURCES := $(sort $(wildcard Sources/PAMLocalAuth/*.swift))
+C_HEADERS      := $(wildcard Sources/CSyscalls/* Sources/CCrypt/* Sources/CPAM/*)
+# Debian packages: what the build needs (the PAM and libxcrypt headers, pkg-config for CPAM, strip/nm/readelf),
+# and what the tests and the demo run (pamtester under pam_wrapper; OpenSSH for the remote-session tests; python3,
+# login and sudo for the pseudo-terminal tests of login(1), su(1) and sudo(8), which a minimal Debian lacks).
+# valgrind and time are installed by `make valgrind` and `make bench` when they run.
+BUILD_PACKAGES := libpam0g-dev libcrypt-dev pkg-config binutils
+TEST_PACKAGES  := pamtester libpam-wrapper openssh-server openssh-client python3 login sudo
 
-.PHONY: all deps module tools check-load test reliability-heavy test-extra fuzz-short demo bench install uninstall check-install clean
+.PHONY: all deps build-prereqs module tools check-load test figures reliability-heavy test-extra fuzz-short demo bench install uninstall check-install clean
 
 all: module tools
 
-# Installs the Debian packages the build and the tests need, if any is missing.
+# Installs the build and test packages, if any is missing (as root, online).
 deps:
-	@missing=""; for p in $(DEBIAN_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	@missing=""; for p in $(BUILD_PACKAGES) $(TEST_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 	  echo "Installing:$$missing"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	fi
 
-# The installable module: release, Swift runtime linked statically, only pam_sm_* exported, -z nodelete, and no
-# $ORIGIN run path (--disable-local-rpath): the module's own folder is never searched for libraries.
-module: deps
-	@mkdir -p $(CXX_STATIC_DIR) && ln -sf $(shell gcc -print-file-name=libstdc++.a) $(CXX_STATIC_DIR)/libstdc++.a
-	@# SwiftPM relinks on source changes only: a new symbol order or version script must relink too.
-	@for f in module-order.txt exports.map; do [ $$f -nt .build-module/release/libpam_localauth.so ] && rm -f .build-module/release/libpam_localauth.so; done; true
-	$(SWIFT) build -c release --product pam_localauth --scratch-path .build-module --disable-local-rpath $(MODULE_FLAGS)
-	@mkdir -p $(BUILD)
-	cp .build-module/release/libpam_localauth.so $(MODULE)
-	strip --strip-unneeded $(MODULE)
+# Checks, without installing anything, that the build packages are there.
+build-prereqs:
+	@test -e /usr/include/security/pam_appl.h || { echo "libpam0g-dev is missing: run make deps (as root), or install it"; exit 1; }
+	@test -e /usr/include/crypt.h || { echo "libcrypt-dev is missing: run make deps (as root), or install it"; exit 1; }
+	@command -v pkg-config >/dev/null || { echo "pkg-config is missing: run make deps (as root), or install it"; exit 1; }
+	@command -v strip >/dev/null || { echo "binutils is missing: run make deps (as root), or install it"; exit 1; }
 
-tools: deps
+# Goals that install their packages do so before the check above, also under make -j.
+ifneq ($(filter deps test demo check-pam reliability-heavy asan valgrind bench,$(MAKECMDGOALS)),)
+build-prereqs: | deps
+endif
+
+# The installable module: Embedded Swift, only pam_sm_* exported, -z nodelete, no run path.
+module: build-prereqs $(MODULE)
+
+$(EMBEDDED_DIR)/LocalAuthCore.o: $(CORE_SOURCES) $(C_HEADERS)
+	@mkdir -p $(EMBEDDED_DIR)
+	$(SWIFTC) $(EMBEDDED_FLAGS) -module-name LocalAuthCore -emit-module -emit-module-path $(EMBEDDED_DIR)/LocalAuthCore.swiftmodule \
+	  -c $(CORE_SOURCES) -o $@
+
+$(EMBEDDED_DIR)/PAMLocalAuth.o: $(MODULE_SOURCES) $(EMBEDDED_DIR)/LocalAuthCore.o $(C_HEADERS)
+	$(SWIFTC) $(EMBEDDED_FLAGS) -module-name PAMLocalAuth -c $(MODULE_SOURCES) -o $@
+
+$(MODULE): $(EMBEDDED_DIR)/LocalAuthCore.o $(EMBEDDED_DIR)/PAMLocalAuth.o exports.map
+	@mkdir -p $(BUILD)
+	$(CLANG) $(EMBEDDED_LINK) -o $(EMBEDDED_DIR)/pam_localauth.so $(EMBEDDED_DIR)/LocalAuthCore.o $(EMBEDDED_DIR)/PAMLocalAuth.o \
+	  $(EMBEDDED_LIBS)/libswiftUnicodeDataTables.a -lpam -lm
+	strip --strip-unneeded -o $@ $(EMBEDDED_DIR)/pam_localauth.so
+
+# make bench's floor: the least a PAM module in Embedded Swift does, built like the module (never installed).
+$(BUILD)/bench_floor.so: Sources/BenchFloorModule/FloorModule.swift $(C_HEADERS) exports.map
+	@mkdir -p $(EMBEDDED_DIR) $(BUILD)
+	$(SWIFTC) $(EMBEDDED_FLAGS) -module-name BenchFloorModule -c $< -o $(EMBEDDED_DIR)/BenchFloorModule.o
+	$(CLANG) $(EMBEDDED_LINK) -o $(EMBEDDED_DIR)/bench_floor.so $(EMBEDDED_DIR)/BenchFloorModule.o -lpam
+	strip --strip-unneeded -o $@ $(EMBEDDED_DIR)/bench_floor.so
+
+tools: build-prereqs
 	$(SWIFT) build -c release --product localauthctl
 	$(SWIFT) build -c release --product PAMHarness
 	@mkdir -p $(BUILD)
 	cp .build/release/localauthctl $(CTL)
 	cp .build/release/PAMHarness $(HARNESS)
 
-# dlopen(RTLD_NOW) of the installed-shape module, and its exports.
+# dlopen(RTLD_NOW) of the installed-shape module, its exports, and no Swift runtime: nothing from the runtime
+# in its symbols, no SWIFT_* variable read and no signal handler installed when loaded (scripts/check-load.c).
 check-load: module
 	@bad=$$(nm -D --defined-only $(MODULE) | awk '$$2 ~ /^[A-Z]$$/ && $$3 !~ /^pam_sm_/'); \
 	if [ -n "$$bad" ]; then echo "Unexpected exported symbols:"; echo "$$bad"; exit 1; fi
 	@readelf -d $(MODULE) | grep -q 'Flags:.*NODELETE' || { echo "$(MODULE) lacks the NODELETE flag"; exit 1; }
-	@if readelf -d $(MODULE) | grep -Eq 'NEEDED.*(libstdc\+\+|libgcc_s)'; then echo "$(MODULE) still needs libstdc++ or libgcc_s"; exit 1; fi
+	@if readelf -d $(MODULE) | grep -Eq 'NEEDED.*(libstdc\+\+|libgcc_s|libswift|libdispatch|libFoundation)'; then echo "$(MODULE) needs a C++ or Swift runtime library"; exit 1; fi
 	@if readelf -d $(MODULE) | grep -Eq 'RUNPATH|RPATH'; then echo "$(MODULE) has a run path; libraries (and libcrypt's dlopen) must come from the system's"; exit 1; fi
 	@if readelf -d $(MODULE) | grep -q 'NEEDED.*libcrypt'; then echo "$(MODULE) links libcrypt; it should open it on first use (Sources/CCrypt)"; exit 1; fi
-	@if nm -D --undefined-only $(MODULE) | grep -q sscanf; then echo "$(MODULE) still has the runtime's argv capture (Sources/ModuleLink)"; exit 1; fi
+	@if nm -D --undefined-only $(MODULE) | grep -Eq 'swift_|_swift|sigaction|signal'; then echo "$(MODULE) refers to the Swift runtime or installs signal handlers:"; nm -D --undefined-only $(MODULE) | grep -E 'swift|sigaction'; exit 1; fi
+	@$(CLANG) -O1 -Wall -o $(BUILD)/check-load scripts/check-load.c -ldl
+	@$(BUILD)/check-load $(CURDIR)/$(MODULE)
 	@echo "Exports: $$(nm -D --defined-only $(MODULE) | awk '$$2 ~ /^[A-Z]$$/ {print $$3}' | tr '\n' ' ')"
 
 # Everything `make test` runs: unit, integration (real PAM), reliability (crash, concurrency, fuzz).
 TEST_ENV := LOCALAUTH_MODULE=$(CURDIR)/$(MODULE) LOCALAUTH_CTL=$(CURDIR)/$(CTL) LOCALAUTH_HARNESS=$(CURDIR)/$(HARNESS)
 
-# The figures the tests print as "RELIABILITY:" lines go into the README's RELIABILITY section.
+# The figures the tests print as "RELIABILITY:" lines go to build/reliability.md, only when everything passed;
+# the tests never write the documents (`make figures` copies them into docs/RELIABILITY.md).
+# The everyday inner loop is plain `swift test` (with $(TEST_ENV) for the real-PAM tests); this is the full run.
 test: SHELL := /bin/bash -o pipefail
 test: deps module tools check-load
-	@mkdir -p $(BUILD)
+	@mkdir -p $(BUILD) && rm -f $(BUILD)/reliability.md
 	$(TEST_ENV) $(SWIFT) test 2>&1 | tee $(BUILD)/swift-test.log
 	$(MAKE) --no-print-directory test-extra 2>&1 | tee $(BUILD)/test-extra.log
 	@grep -h '^RELIABILITY:' $(BUILD)/swift-test.log $(BUILD)/test-extra.log | sort \
-	  | scripts/readme-section.sh RELIABILITY "make test"
-	@echo "make test: all passed; figures written to README.md (RELIABILITY)."
+	  | scripts/doc-section.sh --render "make test" > $(BUILD)/reliability.md.new && mv $(BUILD)/reliability.md.new $(BUILD)/reliability.md
+	@echo "make test: all passed; figures written to $(BUILD)/reliability.md (make figures puts them in docs/RELIABILITY.md)."
 
-# The heavier reliability runs (AddressSanitizer, valgrind), with their figures in the README too.
+# The heavier reliability runs (AddressSanitizer, valgrind); their figures go to build/reliability-heavy.md.
 reliability-heavy: SHELL := /bin/bash -o pipefail
 reliability-heavy: deps
+	@mkdir -p $(BUILD) && rm -f $(BUILD)/reliability-heavy.md
 	$(MAKE) --no-print-directory asan valgrind 2>&1 | tee $(BUILD)/reliability-heavy.log
-	@grep -h '^RELIABILITY:' $(BUILD)/reliability-heavy.log | scripts/readme-section.sh RELIABILITY-HEAVY "make reliability-heavy"
+	@grep -h '^RELIABILITY:' $(BUILD)/reliability-heavy.log | scripts/doc-section.sh --render "make reliability-heavy" \
+	  > $(BUILD)/reliability-heavy.md.new && mv $(BUILD)/reliability-heavy.md.new $(BUILD)/reliability-heavy.md
+	@echo "make reliability-heavy: all passed; figures written to $(BUILD)/reliability-heavy.md (make figures puts them in docs/RELIABILITY.md)."
 
-# Checks that are not Swift tests (owned by their issues' sections below); each must fail loudly.
+# Copies the figures of the last passing `make test` (and `make reliability-heavy`, if it ran) from build/ into the
+# generated sections of docs/RELIABILITY.md. Runs no test. (`make bench` writes docs/PERFORMANCE.md itself.)
+figures:
+	@[ -s $(BUILD)/reliability.md ] || { echo "figures: no $(BUILD)/reliability.md from a passing make test; run make test first (make figures never runs the tests)"; exit 1; }
+	scripts/doc-section.sh docs/RELIABILITY.md RELIABILITY < $(BUILD)/reliability.md
+	@if [ -s $(BUILD)/reliability-heavy.md ]; then scripts/doc-section.sh docs/RELIABILITY.md RELIABILITY-HEAVY < $(BUILD)/reliability-heavy.md; \
+	else echo "figures: no $(BUILD)/reliability-heavy.md (make reliability-heavy); its section is left as it was"; fi
+	@echo "figures: docs/RELIABILITY.md updated from $(BUILD)/."
+
+# Checks that are not Swift tests (defined in the sections below); each must fail loudly.
 test-extra: fuzz-short check-install
 
-# ---- Real PAM (issue 3): harness-driven checks beyond `swift test` ------------------------------
+# ---- Real PAM: harness-driven checks beyond `swift test` -------------------------------------------
 .PHONY: check-pam check-cycles
 
 # The real-PAM tests alone (they also run in `make test`): every return-code row through PAMHarness under
@@ -113,7 +161,7 @@ check-cycles: module tools
 	  $(CURDIR)/$(MODULE) $$dir/state $$dir/empty.conf > $$dir/localauth-cycles; \
 	$(HARNESS) --confdir $$dir --service localauth-cycles --user root --cycles $(CYCLES)
 
-# ---- Reliability (issue 4): fuzzing, sanitizers, valgrind ---------------------------------------
+# ---- Reliability: fuzzing, sanitizers, valgrind ----------------------------------------------------
 # Figures are printed as lines starting with "RELIABILITY:" (the Swift tests print theirs the same way).
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS := options state
@@ -203,38 +251,30 @@ pam-cycles-run:
 	  done; \
 	done
 
-# ---- Demo (issue 3) ------------------------------------------------------------------------------
-# LoginSuTests and SudoTests drive the real login(1), su(1) and sudo(8) on a pseudo-terminal with python3
-# (python3 and sudo are not in a minimal Debian).
-DEBIAN_PACKAGES += python3 login sudo
-
+# ---- Demo ------------------------------------------------------------------------------------------
 # As root: a demo user with a finger and a passcode in a private /tmp folder, then pamtester under pam_wrapper
 # through the main scenarios (scripts/demo.sh); nothing under /etc changes. Fails if any step misbehaves.
-demo: module tools
+demo: deps module tools
 	LOCALAUTH_MODULE=$(CURDIR)/$(MODULE) LOCALAUTH_CTL=$(CURDIR)/$(CTL) bash scripts/demo.sh
 
-# ---- Benchmarks (issue 5) ------------------------------------------------------------------------
+# ---- Benchmarks ------------------------------------------------------------------------------------
 # `make bench`: pam_localauth (release, as installed) against pam_permit.so and pam_unix.so, the matcher's
-# error rates, and how cost grows. Prints a table, writes build/bench.json and, on a full run,
-# docs/PERFORMANCE.md and the README's <!-- PERFORMANCE:BEGIN/END --> section (if the README has one).
+# error rates, and how cost grows. Prints a table, writes build/bench.json and, on a full run, docs/PERFORMANCE.md.
 # A figure that misses its target is reported, never a failed build.
 # `make bench BENCH_QUICK=1`: a smoke run of about a minute; the documents are left alone.
 BENCH       := $(BUILD)/localauth-bench
 BENCH_QUICK ?=
 BENCH_SOURCE = $(shell git log -1 --format='commit %h (%cs)' 2>/dev/null)$(shell git status --porcelain -- Sources Package.swift 2>/dev/null | grep -q . && echo ' with uncommitted changes')
 
-bench: deps module tools
+bench: deps module tools $(BUILD)/bench_floor.so
 	@[ -x /usr/bin/time ] || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq time >/dev/null; } || true
 	$(SWIFT) build -c release --product localauth-bench
-	$(SWIFT) build -c release --product bench_floor --scratch-path .build-module --disable-local-rpath $(MODULE_FLAGS)
 	@mkdir -p $(BUILD)
 	cp .build/release/localauth-bench $(BENCH)
-	cp .build-module/release/libbench_floor.so $(BUILD)/bench_floor.so
-	strip --strip-unneeded $(BUILD)/bench_floor.so
-	BENCH_QUICK=$(BENCH_QUICK) $(BENCH) --build $(BUILD) --json $(BUILD)/bench.json $(if $(BENCH_QUICK),,--doc docs/PERFORMANCE.md --readme README.md) \
+	BENCH_QUICK=$(BENCH_QUICK) $(BENCH) --build $(BUILD) --json $(BUILD)/bench.json $(if $(BENCH_QUICK),,--doc docs/PERFORMANCE.md) \
 	  --source "$(BENCH_SOURCE)"
 
-# ---- Install (issue 3) ----------------------------------------------------------------------------
+# ---- Install ---------------------------------------------------------------------------------------
 # The module goes to the system's PAM folder and the profile to /usr/share/pam-configs whatever PREFIX says:
 # libpam and pam-auth-update look only there. The configuration is installed only if absent.
 PAMCONFIGSDIR ?= /usr/share/pam-configs
@@ -262,4 +302,4 @@ uninstall:
 	rm -f $(DESTDIR)$(PAMDIR)/pam_localauth.so $(DESTDIR)$(SBINDIR)/localauthctl $(DESTDIR)$(PAMCONFIGSDIR)/localauth
 
 clean:
-	rm -rf $(BUILD) .build .build-module
+	rm -rf $(BUILD) .build .build-module $(EMBEDDED_DIR)

@@ -8,11 +8,11 @@ let package = Package(
   products: [
     .library(name: "pam_localauth", type: .dynamic, targets: ["PAMLocalAuth"]),
     .library(name: "LocalAuthentication", targets: ["LocalAuthentication"]),
+    // Test doubles for the core's side effects (clock, sensor, prompter, store, log), for our tests and API users.
+    .library(name: "LocalAuthTesting", targets: ["LocalAuthTesting"]),
     .executable(name: "localauthctl", targets: ["localauthctl"]),
     .executable(name: "PAMHarness", targets: ["PAMHarness"]),
     .executable(name: "localauth-bench", targets: ["localauth-bench"]),
-    // make bench's floor: a minimal Swift PAM module linked like pam_localauth (never installed).
-    .library(name: "bench_floor", type: .dynamic, targets: ["BenchFloorModule"]),
     .executable(name: "localauth-fuzz", targets: ["localauth-fuzz"]),
   ],
   dependencies: [
@@ -22,25 +22,29 @@ let package = Package(
     .systemLibrary(name: "CPAM", pkgConfig: "pam", providers: [.apt(["libpam0g-dev"])]),
     // libxcrypt is opened on first use (Sources/CCrypt/shim.h), not linked: only its header is needed here.
     .systemLibrary(name: "CCrypt", providers: [.apt(["libcrypt-dev"])]),
-    .target(name: "LocalAuthCore", dependencies: ["CCrypt"]),
+    // The C library calls the core makes (Embedded Swift has no Glibc module): headers and a few shims.
+    .systemLibrary(name: "CSyscalls"),
+    .target(name: "LocalAuthCore", dependencies: ["CCrypt", "CSyscalls"]),
     .target(name: "LocalAuthentication", dependencies: ["LocalAuthCore"]),
-    // The installable module's link-time C pieces (the Makefile's module target turns them on).
-    .target(name: "ModuleLink"),
-    .target(name: "PAMLocalAuth", dependencies: ["CPAM", "LocalAuthCore", "ModuleLink"]),
+    .target(name: "LocalAuthTesting", dependencies: ["LocalAuthCore"]),
+    // The PAM glue. The installed pam_localauth.so is built from these files in Embedded Swift by the Makefile;
+    // this target builds them in ordinary Swift for the tests.
+    .target(name: "PAMLocalAuth", dependencies: ["CPAM", "CSyscalls", "LocalAuthCore"]),
     .executableTarget(
       name: "localauthctl",
       dependencies: ["LocalAuthCore", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
     .executableTarget(name: "PAMHarness", dependencies: ["CPAM"]),
     // Benchmarks (issue 5): `make bench`.
     .executableTarget(name: "localauth-bench", dependencies: ["LocalAuthCore", "CPAM"]),
-    .target(name: "BenchFloorModule", dependencies: ["CPAM", "ModuleLink"]),
+    // make bench's floor, built in Embedded Swift by the Makefile like the module; here it is only type-checked.
+    .target(name: "BenchFloorModule", dependencies: ["CPAM", "CSyscalls"]),
     // libFuzzer targets for the option parser and the state decoder (issue 4): `make fuzz`.
-    .executableTarget(name: "localauth-fuzz", dependencies: ["LocalAuthCore"]),
-    .testTarget(name: "LocalAuthCoreTests", dependencies: ["LocalAuthCore"]),
-    .testTarget(name: "LocalAuthenticationTests", dependencies: ["LocalAuthentication", "LocalAuthCore"]),
+    .executableTarget(name: "localauth-fuzz", dependencies: ["LocalAuthCore", "LocalAuthTesting"]),
+    .testTarget(name: "LocalAuthCoreTests", dependencies: ["LocalAuthCore", "LocalAuthTesting"]),
+    .testTarget(name: "LocalAuthenticationTests", dependencies: ["LocalAuthentication", "LocalAuthCore", "LocalAuthTesting"]),
     .testTarget(name: "PAMLocalAuthTests", dependencies: ["PAMLocalAuth", "LocalAuthCore", "CPAM"]),
-    .testTarget(name: "localauthctlTests", dependencies: ["localauthctl", "LocalAuthCore"]),
-    .testTarget(name: "IntegrationTests", dependencies: ["LocalAuthCore"]),
-    .testTarget(name: "ReliabilityTests", dependencies: ["LocalAuthCore"], exclude: ["Fixtures"]),
+    .testTarget(name: "localauthctlTests", dependencies: ["localauthctl", "LocalAuthCore", "LocalAuthTesting"]),
+    .testTarget(name: "IntegrationTests", dependencies: ["LocalAuthCore", "LocalAuthTesting"]),
+    .testTarget(name: "ReliabilityTests", dependencies: ["LocalAuthCore", "LocalAuthTesting"], exclude: ["Fixtures"]),
   ]
 )

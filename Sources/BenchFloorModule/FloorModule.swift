@@ -1,11 +1,8 @@
 import CPAM
-
-#if canImport(Glibc)
-import Glibc
-#endif
+import CSyscalls
 
 // The benchmark's floor (make bench, figures 1d and 3b): the least a PAM module written in Swift does, linked
-// exactly like pam_localauth.so. It reads the user and its arguments as Strings, reads the small file its
+// exactly like pam_localauth.so (Embedded Swift). It reads the user and its arguments as Strings, reads the small file its
 // `conf=` argument names into an array, splits it into lines, and answers PAM_SUCCESS. What pam_localauth
 // costs beyond this is the cost of its own work; what this costs beyond pam_permit is the cost of Swift.
 // It is never installed.
@@ -21,7 +18,7 @@ public func floorAuthenticate(
   var arguments: [String] = []
   for i in 0..<Int(max(argc, 0)) { if let argument = argv?[i] { arguments.append(String(cString: argument)) } }
   guard let path = arguments.first(where: { $0.hasPrefix("conf=") }).map({ String($0.dropFirst(5)) }) else { return PAM_AUTH_ERR }
-  let fd = open(path, O_RDONLY | O_CLOEXEC)
+  let fd = csyscalls_open(path, O_RDONLY | O_CLOEXEC, 0)
   guard fd >= 0 else { return PAM_AUTH_ERR }
   defer { close(fd) }
   var bytes = [UInt8](repeating: 0, count: 4096)

@@ -2,7 +2,8 @@ import Dispatch
 import Foundation
 import LocalAuthCore
 
-/// Per-feature owner authentication (the BiometricAuthenticationFacade of seeds 000/002) as a Swift API.
+/// Per-feature owner authentication (a widely copied Objective-C BiometricAuthenticationFacade) as a Swift API:
+/// rule 10 in docs/RULES.md.
 ///
 /// A user protects named features ("transfer", "settings"): enabling needs no authentication, disabling needs
 /// a successful owner authentication, and authenticating for a feature that is not enabled succeeds without

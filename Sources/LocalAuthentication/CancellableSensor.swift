@@ -17,11 +17,11 @@ final class CancellableSensor: BiometricSensor {
 
   var modality: Modality? { inner.modality }
 
-  func openPrompt(for user: UserName, origin: RequestOrigin) throws { try inner.openPrompt(for: user, origin: origin) }
+  func openPrompt(for user: UserName, origin: RequestOrigin) throws(LocalAuthError) { try inner.openPrompt(for: user, origin: origin) }
 
   func closePrompt(for user: UserName) { inner.closePrompt(for: user) }
 
-  func nextEvent(for user: UserName, deadline: WallTime) throws -> SensorEvent {
+  func nextEvent(for user: UserName, deadline: WallTime) throws(LocalAuthError) -> SensorEvent {
     while true {
       if flag.isCancelled { return .timeout }
       let sliceEnd = min(deadline, WallTime(seconds: clock.uptime() + slice))

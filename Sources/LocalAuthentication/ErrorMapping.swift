@@ -35,10 +35,10 @@ enum ErrorMapping {
     if let failure = failure as? LAError { return failure }
     let code: LAError.Code
     switch failure {
-    case is StateError: code = .biometryNotAvailable
+    case LocalAuthError.state, is StateError: code = .biometryNotAvailable
     case is LAContextConfiguration.SetupError: code = .biometryNotAvailable
-    case TerminalPrompter.Failure.noTerminal: code = .notInteractive
-    case TerminalPrompter.Failure.endOfInput, TerminalPrompter.Failure.interrupted: code = .userCancel
+    case LocalAuthError.prompt(.noTerminal): code = .notInteractive
+    case LocalAuthError.prompt(.endOfInput), LocalAuthError.prompt(.interrupted): code = .userCancel
     default: code = .systemCancel
     }
     return LAError(code, userInfo: [NSDebugDescriptionErrorKey: "\(failure)", NSUnderlyingErrorKey: failure as NSError])

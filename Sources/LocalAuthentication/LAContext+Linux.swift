@@ -12,7 +12,8 @@ extension LAContext {
     self.init(setup: .success(configuration))
   }
 
-  /// Ends the user's reuse window now (call it at logout: seed 003's "Face ID login loop").
+  /// Ends the user's reuse window now. Call it at logout, so that Face ID does not log the user straight back in
+  /// (rule 7 in docs/RULES.md).
   public func endReuseWindow() throws {
     let configuration = try setup.get()
     let evaluator = PolicyEvaluator(dependencies: configuration.dependencies, settings: configuration.settings)

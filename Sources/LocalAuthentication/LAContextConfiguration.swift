@@ -62,24 +62,14 @@ public struct LAContextConfiguration: @unchecked Sendable {
     let user = String(cString: namePointer)
     let options: Options
     do {
-      options = try OptionParser.parse(arguments: []) { path in
-        try FileSyscalls.readTrustedFile(path, limit: OptionParser.maximumFileSize).map { String(decoding: $0, as: UTF8.self) }
-      }.options
+      options = try OptionParser.parse(arguments: []).options
     } catch {
       throw SetupError.configuration("\(error)")
     }
-    let clock = SystemClock()
-    let log = NullLog()
-    let sensor: BiometricSensor =
-      options.sensor.map {
-        SpoolSensor(modality: $0, stateRoot: options.stateDirectory, clock: clock, log: log, expiry: options.eventExpiry)
-      } ?? AbsentSensor()
-    let remote = RemoteSession.detect(RemoteSession.Input(
-      tty: terminalName(), environment: ProcessInfo.processInfo.environment.filter { RemoteSession.variables.contains($0.key) },
-      processID: getpid())).isRemote
+    let environment = ProcessInfo.processInfo.environment
+    let remote = RemoteSession.detectCurrent(tty: terminalName(), environment: { environment[$0] }).isRemote
     return LAContextConfiguration(
-      dependencies: Dependencies(
-        clock: clock, store: FileStateStore(root: options.stateDirectory), sensor: sensor, prompter: prompter, log: log),
+      dependencies: .live(options, prompter: prompter, log: NullLog()),
       settings: options.evaluation, user: user, remote: remote,
       origin: .current(service: ProcessInfo.processInfo.processName, tty: RequestOrigin.standardInputTerminal()))
   }

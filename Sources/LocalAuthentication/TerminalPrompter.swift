@@ -7,34 +7,31 @@ import Glibc
 /// Linux-only: talks to the user on the controlling terminal; the passcode is read with echo off.
 ///
 /// Every call opens the terminal afresh (O_NOCTTY, O_CLOEXEC), so a process without a controlling
-/// terminal fails with `Failure.noTerminal`, which a context reports as `LAError.notInteractive`.
+/// terminal fails with `PromptError.noTerminal`, which a context reports as `LAError.notInteractive`.
 /// While the passcode is read, echo, line buffering and terminal signals are off (restored on every exit
 /// path); Backspace and Ctrl-U edit, Ctrl-C acts as the Cancel button, Ctrl-D on an empty line ends the input.
 public final class TerminalPrompter: AuthPrompter, @unchecked Sendable {
-  /// Why the terminal could not be used.
-  public enum Failure: Error, Equatable, Sendable {
-    /// The terminal cannot be opened (no controlling terminal).
-    case noTerminal
-    /// The input ended (Ctrl-D) before a line was complete; reported as `userCancel`.
-    case endOfInput
-    /// Ctrl-C was typed at the passcode prompt (the Cancel button); reported as `userCancel`.
-    case interrupted
-    /// A read or write failed with this errno.
-    case io(Int32)
-  }
-
   /// The terminal device.
   public let path: String
 
   /// Creates a prompter on `path` (default: the controlling terminal).
   public init(path: String = "/dev/tty") { self.path = path }
 
-  public func info(_ text: String) throws { try withTerminal { fd in try write(fd, text + "\n") } }
+  public func info(_ text: String) throws(LocalAuthError) { try prompting { () throws(PromptError) in try withTerminal { fd throws(PromptError) in try write(fd, text + "\n") } } }
 
-  public func error(_ text: String) throws { try withTerminal { fd in try write(fd, text + "\n") } }
+  public func error(_ text: String) throws(LocalAuthError) { try prompting { () throws(PromptError) in try withTerminal { fd throws(PromptError) in try write(fd, text + "\n") } } }
 
-  public func secret(_ prompt: String) throws -> SecretBytes {
-    try withTerminal { fd in
+  public func secret(_ prompt: String) throws(LocalAuthError) -> SecretBytes {
+    try prompting { () throws(PromptError) in try readSecret(prompt) }
+  }
+
+  /// Runs `body`, passing on its failure as the core's prompt error.
+  private func prompting<T>(_ body: () throws(PromptError) -> T) throws(LocalAuthError) -> T {
+    do { return try body() } catch { throw .prompt(error) }
+  }
+
+  private func readSecret(_ prompt: String) throws(PromptError) -> SecretBytes {
+    try withTerminal { fd throws(PromptError) in
       var saved = termios()
       let isTerminal = tcgetattr(fd, &saved) == 0
       if isTerminal {
@@ -57,14 +54,14 @@ public final class TerminalPrompter: AuthPrompter, @unchecked Sendable {
     }
   }
 
-  private func withTerminal<T>(_ body: (Int32) throws -> T) throws -> T {
+  private func withTerminal<T>(_ body: (Int32) throws(PromptError) -> T) throws(PromptError) -> T {
     let fd = open(path, O_RDWR | O_NOCTTY | O_CLOEXEC)
-    guard fd >= 0 else { throw Failure.noTerminal }
+    guard fd >= 0 else { throw PromptError.noTerminal }
     defer { close(fd) }
     return try body(fd)
   }
 
-  private func write(_ fd: Int32, _ text: String) throws {
+  private func write(_ fd: Int32, _ text: String) throws(PromptError) {
     let bytes = Array(text.utf8)
     var offset = 0
     while offset < bytes.count {
@@ -74,7 +71,7 @@ public final class TerminalPrompter: AuthPrompter, @unchecked Sendable {
       }
       if written < 0 {
         if errno == EINTR { continue }
-        throw Failure.io(errno)
+        throw PromptError.io(errno)
       }
       offset += written
     }
@@ -82,7 +79,7 @@ public final class TerminalPrompter: AuthPrompter, @unchecked Sendable {
 
   /// Reads bytes up to a newline with minimal line editing (Backspace, Ctrl-U); Ctrl-C cancels, Ctrl-D on an
   /// empty line ends the input. At most `SecretBytes.maximumLength + 1` bytes are kept (longer never matches).
-  private func readLine(_ fd: Int32) throws -> SecretBytes {
+  private func readLine(_ fd: Int32) throws(PromptError) -> SecretBytes {
     var line: [UInt8] = []
     line.reserveCapacity(SecretBytes.maximumLength + 1)
     var byte: UInt8 = 0
@@ -93,20 +90,20 @@ public final class TerminalPrompter: AuthPrompter, @unchecked Sendable {
         if errno == EINTR { continue }
         let code = errno
         wipe(&line)
-        throw Failure.io(code)
+        throw PromptError.io(code)
       }
       if count == 0 {
         wipe(&line)
-        throw Failure.endOfInput
+        throw PromptError.endOfInput
       }
       switch byte {
       case UInt8(ascii: "\n"), UInt8(ascii: "\r"):
         return SecretBytes(line)
       case 0x03:
         wipe(&line)
-        throw Failure.interrupted
+        throw PromptError.interrupted
       case 0x04:
-        if line.isEmpty { throw Failure.endOfInput }
+        if line.isEmpty { throw PromptError.endOfInput }
       case 0x7F, 0x08:
         // Remove the last character, with its UTF-8 continuation bytes.
         while let last = line.last, last & 0xC0 == 0x80 { line[line.count - 1] = 0; line.removeLast() }

@@ -5,7 +5,7 @@ import Glibc
 #endif
 
 /// Runs many pam_start/pam_authenticate/pam_end cycles in one process and reports resident memory,
-/// the way a screen locker or display manager loops (STYLE.md §2, "Unloading").
+/// the way a screen locker or display manager loops: the module must neither leak nor be unloaded between cycles.
 struct CycleRun {
   let options: HarnessOptions
   let conversation: Conversation

@@ -1,23 +1,24 @@
 import CPAM
+import CSyscalls
 import LocalAuthCore
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// pam_sm_authenticate: who, from where, under which policy; then the core decides.
 enum Authenticate {
-  static func run(_ context: PAMEntry.Context) throws -> CInt {
+  static func run(_ context: PAMEntry.Context) throws(LocalAuthError) -> CInt {
     let options = context.options
     if !options.noDelay { context.handle.failDelay(microseconds: PAMHandle.standardFailDelay) }  // as pam_unix
-    let rawUser = try context.handle.user().get()
+    let rawUser: String
+    switch context.handle.user() {
+    case .success(let name): rawUser = name
+    case .failure(let failure): return PAMResult.code(for: failure)
+    }
     let evaluator = PolicyEvaluator(dependencies: context.dependencies, settings: options.evaluation)
     let reason = options.reason ?? "authenticate for \(context.service)"
     // docs/RULES.md, "Users the module does not apply to": an unknown user, a user without a passcode and (with
     // feature=) a user without the feature get the same answer — no prompt, no message, no hash, one code —
     // so that nothing tells them apart; the stack's next line then decides as it would for anyone.
     let user = (try? UserName(rawUser)).flatMap { PAMHandle.userExists(rawUser) ? $0 : nil }
-    let record = try user.flatMap { try context.dependencies.store.load($0) }
+    let record = if let user { try context.dependencies.store.load(user) } else { UserRecord?.none }
     let doesNotApply: String? =
       if user == nil { "the user is unknown" }
       else if let feature = options.feature, record?.features.contains(feature) != true {
@@ -43,10 +44,8 @@ enum Authenticate {
 
   /// Whether this is a remote session, and why (RemoteSession: PAM_RHOST, logind, utmp, ancestry, SSH_*).
   static func remoteSession(_ context: PAMEntry.Context) -> RemoteSession.Verdict {
-    var environment: [String: String] = [:]
-    for name in RemoteSession.variables { environment[name] = context.handle.environment(name) }
-    return RemoteSession.detect(RemoteSession.Input(
+    RemoteSession.detectCurrent(
       remoteHost: context.handle.item(PAM_RHOST) ?? "", tty: context.handle.item(PAM_TTY) ?? "",
-      environment: environment, processID: getpid()))
+      environment: context.handle.environment)
   }
 }

@@ -14,20 +14,25 @@ enum ChangeAuthToken {
   static let newPrompt = "New passcode: "
   static let retypePrompt = "Retype new passcode: "
 
-  static func run(_ context: PAMEntry.Context) throws -> CInt {
-    let rawUser = try context.handle.user().get()
-    guard PAMHandle.userExists(rawUser) else { throw PAMFailure.unknownUser }
-    let user = try UserName(rawUser)
+  static func run(_ context: PAMEntry.Context) throws(LocalAuthError) -> CInt {
+    let rawUser: String
+    switch context.handle.user() {
+    case .success(let name): rawUser = name
+    case .failure(let failure): return PAMResult.code(for: failure)
+    }
+    guard PAMHandle.userExists(rawUser) else { return PAMResult.code(for: .unknownUser) }
+    let user: UserName
+    do { user = try UserName(rawUser) } catch { throw .state(error) }
     let record = try context.dependencies.store.load(user)
     if context.flags & CInt(PAM_PRELIM_CHECK) != 0 {
       return PAMResult.code(for: ModuleOutcome.readyToChange)
     }
-    guard context.flags & CInt(PAM_UPDATE_AUTHTOK) != 0 else { throw PAMFailure.notApplicable }
+    guard context.flags & CInt(PAM_UPDATE_AUTHTOK) != 0 else { return PAMResult.code(for: .notApplicable) }
 
     if record?.passcodeHash == nil && PAMHandle.realUserID != 0 {
       try context.dependencies.prompter.error("No passcode is set; ask the administrator to set one (localauthctl passcode set).")
       context.log.log(.notice, "Passcode change for user \(user) refused: only root may set a first passcode.")
-      throw PAMFailure.firstPasscodeNeedsRoot
+      return PAMResult.code(for: .firstPasscodeNeedsRoot)
     }
     if record?.passcodeHash != nil && PAMHandle.realUserID != 0 {
       let outcome = try verifyCurrent(user, context)
@@ -44,15 +49,17 @@ enum ChangeAuthToken {
     guard constantTimeEquals(first.bytes, second.bytes) else {
       try prompter.error("Sorry, passcodes do not match.")
       context.log.log(.notice, "Passcode change for user \(user) refused: the two entries differ.")
-      throw PAMFailure.authTokenRejected
+      return PAMResult.code(for: .authTokenRejected)
     }
     let administration = Administration(
       store: context.dependencies.store, clock: context.dependencies.clock, settings: context.options.evaluation)
     do {
       try administration.setPasscode(first, for: user)
-    } catch let error as AdministrationError {
-      try prompter.error("\(error)")
-      context.log.log(.notice, "Passcode change for user \(user) refused: \(error)")
+    } catch {
+      if case .administration(let refusal) = error {
+        try prompter.error("\(refusal)")
+        context.log.log(.notice, "Passcode change for user \(user) refused: \(refusal)")
+      }
       throw error
     }
     context.log.log(.info, "Passcode changed for user \(user).")
@@ -62,7 +69,7 @@ enum ChangeAuthToken {
 
   /// Checks the current passcode through the core: a remote request is its passcode-only path, so the
   /// escalating delays, counters and the repeated-entry rule apply exactly as at authentication.
-  static func verifyCurrent(_ user: UserName, _ context: PAMEntry.Context) throws -> EvaluationOutcome {
+  static func verifyCurrent(_ user: UserName, _ context: PAMEntry.Context) throws(LocalAuthError) -> EvaluationOutcome {
     let request = EvaluationRequest(
       user: user, policy: .deviceOwnerAuthentication, reason: "change the passcode", fallbackTitle: currentTitle,
       reuseDuration: 0, interactionAllowed: true, remote: true)

@@ -1,9 +1,6 @@
 import CPAM
+import CSyscalls
 import LocalAuthCore
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Every pointer the module touches: argv decoding, PAM items, the conversation and syslog.
 /// No other Swift file in the module holds unsafe code.
@@ -77,26 +74,27 @@ struct PAMHandle {
 
   /// Sends one message through the application's conversation and returns the answer, if any.
   /// Corresponds to calling the `pam_conv` item's function.
-  func converse(style: CInt, _ text: String) throws -> SecretBytes? {
+  func converse(style: CInt, _ text: String) throws(PromptError) -> SecretBytes? {
     var item: UnsafeRawPointer?
-    guard pam_get_item(raw, PAM_CONV, &item) == PAM_SUCCESS, let item else { throw PromptError.conversationFailed }
+    guard pam_get_item(raw, PAM_CONV, &item) == PAM_SUCCESS, let item else { throw .conversationFailed }
     let conversation = item.assumingMemoryBound(to: pam_conv.self).pointee
-    guard let function = conversation.conv else { throw PromptError.conversationFailed }
-    return try text.withCString { cText throws -> SecretBytes? in
+    guard let function = conversation.conv else { throw .conversationFailed }
+    let reply = text.withCString { cText -> Result<SecretBytes?, PromptError> in
       var message = pam_message(msg_style: style, msg: cText)
-      return try withUnsafePointer(to: &message) { messagePointer throws -> SecretBytes? in
+      return withUnsafePointer(to: &message) { messagePointer -> Result<SecretBytes?, PromptError> in
         var messages: UnsafePointer<pam_message>? = messagePointer
         var response: UnsafeMutablePointer<pam_response>?
         let status = function(1, &messages, &response, conversation.appdata_ptr)
         defer { Self.free(response) }
-        if status == PAM_CONV_AGAIN { throw PromptError.conversationAgain }
-        guard status == PAM_SUCCESS else { throw PromptError.conversationFailed }
-        guard style == PAM_PROMPT_ECHO_OFF || style == PAM_PROMPT_ECHO_ON else { return nil }
-        guard let response, let answer = response.pointee.resp else { throw PromptError.conversationFailed }
+        if status == PAM_CONV_AGAIN { return .failure(.conversationAgain) }
+        guard status == PAM_SUCCESS else { return .failure(.conversationFailed) }
+        guard style == PAM_PROMPT_ECHO_OFF || style == PAM_PROMPT_ECHO_ON else { return .success(nil) }
+        guard let response, let answer = response.pointee.resp else { return .failure(.conversationFailed) }
         let length = strnlen(answer, SecretBytes.maximumLength + 1)
-        return SecretBytes(Array(UnsafeRawBufferPointer(start: answer, count: length)))
+        return .success(SecretBytes(Array(UnsafeRawBufferPointer(start: answer, count: length))))
       }
     }
+    return try reply.get()
   }
 
   /// Wipes and frees a conversation's response, as pam_unix's `_pam_delete` does.
@@ -105,9 +103,9 @@ struct PAMHandle {
     if let answer = response.pointee.resp {
       let length = strlen(answer)
       memset(answer, 0, length)
-      Glibc.free(answer)
+      CSyscalls.free(answer)
     }
-    Glibc.free(response)
+    CSyscalls.free(response)
   }
 }
 
@@ -118,24 +116,28 @@ final class ConversationPrompter: AuthPrompter {
 
   init(handle: PAMHandle) { self.handle = handle }
 
-  func info(_ text: String) throws {
+  func info(_ text: String) throws(LocalAuthError) {
     guard !handle.silent else { return }
-    _ = try handle.converse(style: PAM_TEXT_INFO, text)
+    _ = try converse(style: PAM_TEXT_INFO, text)
   }
 
   /// The finger request is the biometric step's prompt: sudo always passes PAM_SILENT, and without this line
   /// its users would wait on the sensor with nothing on the screen.
-  func request(_ text: String) throws {
-    _ = try handle.converse(style: PAM_TEXT_INFO, text)
+  func request(_ text: String) throws(LocalAuthError) {
+    _ = try converse(style: PAM_TEXT_INFO, text)
   }
 
-  func error(_ text: String) throws {
-    _ = try handle.converse(style: PAM_ERROR_MSG, text)
+  func error(_ text: String) throws(LocalAuthError) {
+    _ = try converse(style: PAM_ERROR_MSG, text)
   }
 
-  func secret(_ prompt: String) throws -> SecretBytes {
-    guard let answer = try handle.converse(style: PAM_PROMPT_ECHO_OFF, prompt) else { throw PromptError.conversationFailed }
+  func secret(_ prompt: String) throws(LocalAuthError) -> SecretBytes {
+    guard let answer = try converse(style: PAM_PROMPT_ECHO_OFF, prompt) else { throw .prompt(.conversationFailed) }
     return answer
+  }
+
+  private func converse(style: CInt, _ text: String) throws(LocalAuthError) -> SecretBytes? {
+    do { return try handle.converse(style: style, text) } catch { throw .prompt(error) }
   }
 }
 

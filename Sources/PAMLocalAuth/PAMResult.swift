@@ -1,7 +1,7 @@
 import CPAM
 import LocalAuthCore
 
-/// Failures of the module itself, outside the core's evaluation outcomes.
+/// Failures of the module itself, outside the core's evaluation outcomes and errors.
 enum PAMFailure: Error, Equatable {
   /// PAM could not tell the user name.
   case noUser
@@ -72,36 +72,36 @@ enum PAMResult {
     }
   }
 
+  /// The PAM code for a failure of the module itself; never PAM_SUCCESS.
+  static func code(for failure: PAMFailure) -> CInt {
+    switch failure {
+    case .noUser: PAM_USER_UNKNOWN
+    case .unknownUser: PAM_USER_UNKNOWN
+    case .conversation(let again): again ? PAM_INCOMPLETE : PAM_CONV_ERR
+    case .badArguments: PAM_SERVICE_ERR
+    case .notApplicable: PAM_IGNORE
+    case .authTokenRejected: PAM_AUTHTOK_ERR
+    case .firstPasscodeNeedsRoot: PAM_PERM_DENIED
+    }
+  }
+
   /// The PAM code for an error thrown anywhere below the entry point; never PAM_SUCCESS.
-  static func code(for error: any Error) -> CInt {
+  static func code(for error: LocalAuthError) -> CInt {
     switch error {
-    case let failure as PAMFailure:
-      switch failure {
-      case .noUser: return PAM_USER_UNKNOWN
-      case .unknownUser: return PAM_USER_UNKNOWN
-      case .conversation(let again): return again ? PAM_INCOMPLETE : PAM_CONV_ERR
-      case .badArguments: return PAM_SERVICE_ERR
-      case .notApplicable: return PAM_IGNORE
-      case .authTokenRejected: return PAM_AUTHTOK_ERR
-      case .firstPasscodeNeedsRoot: return PAM_PERM_DENIED
-      }
-    case let prompt as PromptError:
-      return prompt == .conversationAgain ? PAM_INCOMPLETE : PAM_CONV_ERR
-    case is ConfigError:
-      return PAM_SERVICE_ERR
-    case let state as StateError:
-      if case .invalidUserName = state { return PAM_USER_UNKNOWN }
-      if case .permissionDenied = state { return PAM_AUTHINFO_UNAVAIL }
+    case .prompt(let prompt): prompt == .conversationAgain ? PAM_INCOMPLETE : PAM_CONV_ERR
+    case .config: PAM_SERVICE_ERR
+    case .usage: PAM_SERVICE_ERR
+    case .state(let state):
+      switch state {
+      case .invalidUserName: PAM_USER_UNKNOWN
+      case .permissionDenied: PAM_AUTHINFO_UNAVAIL
       // Another process holds the user's lock past the bounded wait: a system fault, not a verdict on the user.
-      if case .lockTimeout = state { return PAM_SYSTEM_ERR }
-      return PAM_SYSTEM_ERR
-    case let admin as AdministrationError:
-      if case .passcode = admin { return PAM_AUTHTOK_ERR }
-      return PAM_SYSTEM_ERR
-    case is UsageError:
-      return PAM_SERVICE_ERR
-    default:
-      return PAM_SYSTEM_ERR
+      case .lockTimeout: PAM_SYSTEM_ERR
+      case .insecure, .corrupt, .unsupportedVersion, .io, .tooLarge: PAM_SYSTEM_ERR
+      }
+    case .administration(let admin):
+      if case .passcode = admin { PAM_AUTHTOK_ERR } else { PAM_SYSTEM_ERR }
+    case .touchDelivery: PAM_SYSTEM_ERR
     }
   }
 }

@@ -3,7 +3,7 @@ import LocalAuthCore
 
 /// pam_sm_close_session: logout ends the user's reuse window (seed 003's Face ID login loop).
 enum Sessions {
-  static func close(_ context: PAMEntry.Context) throws -> CInt {
+  static func close(_ context: PAMEntry.Context) throws(LocalAuthError) -> CInt {
     guard case .success(let rawUser) = context.handle.user(), let user = try? UserName(rawUser) else {
       return PAMResult.code(for: ModuleOutcome.nothingToClose)
     }

@@ -4,7 +4,7 @@ import Glibc
 
 /// One row of the table: what was measured, ours against the reference, the target, and what it means.
 struct Figure {
-  /// The item number in issue 5 with a letter ("1", "5a").
+  /// The figure's number with a letter ("1", "5a"), the same in every run.
   let id: String
   /// A short name.
   let name: String
@@ -26,7 +26,7 @@ struct Figure {
 
 /// The whole run: when, where, the figures and the notes, rendered as a console table, JSON and Markdown.
 struct Report {
-  /// The figures, in issue order.
+  /// The figures, in table order.
   var figures: [Figure] = []
   /// Method notes that apply to several rows.
   var notes: [String] = []
@@ -109,29 +109,6 @@ struct Report {
     for note in notes { out += "- \(note)\n" }
     out += "\nRun it again with `make bench` (5 to 10 minutes on 2 cores, more on a busy machine) or `make bench BENCH_QUICK=1` (about 1 minute).\n"
     return out
-  }
-
-  /// The compact table for the README's PERFORMANCE section (between its BEGIN and END markers).
-  func readmeSection() -> String {
-    var out = "Produced by `make bench` on \(date), "
-    out += machine.filter { ["nproc", "cpu"].contains($0.0) }.map { $0.0 == "nproc" ? "\($0.1) cores" : $0.1 }.joined(separator: ", ")
-    out += source.isEmpty ? ".\n\n" : ", \(source).\n\n"
-    out += "| # | Figure | pam_localauth | Reference | Pair by pair | Target | Met |\n|---|---|---|---|---|---|---|\n"
-    for row in rows() { out += "| " + row.map { $0.replacingPipes() }.joined(separator: " | ") + " |\n" }
-    out += "\nWhat each figure means for a user:\n\n"
-    for f in figures { out += "- **\(f.id)** \(f.meaning)\n" }
-    out += "\nHow it was measured, and every raw figure: [docs/PERFORMANCE.md](docs/PERFORMANCE.md) and `build/bench.json`.\n"
-    return out
-  }
-
-  /// `text` with the part between `<!-- PERFORMANCE:BEGIN -->` and `<!-- PERFORMANCE:END -->` replaced; nil without markers.
-  static func replacingSection(in text: String, with section: String) -> String? {
-    let begin = "<!-- PERFORMANCE:BEGIN -->"
-    let end = "<!-- PERFORMANCE:END -->"
-    func find(_ marker: String) -> String.Index? { text.indices.first { text[$0...].hasPrefix(marker) } }
-    guard let b = find(begin), let e = find(end), b < e else { return nil }
-    let afterBegin = text.index(b, offsetBy: begin.count)
-    return String(text[..<afterBegin]) + "\n" + section + String(text[e...])
   }
 
   static func utcNow() -> String {

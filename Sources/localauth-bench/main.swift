@@ -4,11 +4,11 @@ import LocalAuthCore
 import Glibc
 #endif
 
-// localauth-bench: `make bench` (issue 5). Measures pam_localauth against pam_permit.so and pam_unix.so,
+// localauth-bench: `make bench`. Measures pam_localauth against pam_permit.so and pam_unix.so,
 // prints a table, and writes build/bench.json and docs/PERFORMANCE.md. A benchmark never fails the build:
 // whatever cannot be measured is reported as such and the exit status is 0.
 //
-// Usage: localauth-bench [--build DIR] [--json FILE] [--doc FILE] [--readme FILE] [--quick] [--only 1,2,…] [--source TEXT]
+// Usage: localauth-bench [--build DIR] [--json FILE] [--doc FILE] [--quick] [--only 1,2,…] [--source TEXT]
 //   BENCH_QUICK=1 in the environment is the same as --quick.
 
 Bench.main()
@@ -136,14 +136,6 @@ enum Bench {
       if let docPath {
         try writeFile(docPath, report.markdown(), mode: 0o644)
         say("Wrote \(docPath).")
-      }
-      if let readmePath = option("--readme") {
-        if let text = readText(readmePath), let updated = Report.replacingSection(in: text, with: report.readmeSection()) {
-          try writeFile(readmePath, updated, mode: 0o644)
-          say("Wrote the PERFORMANCE section of \(readmePath).")
-        } else {
-          say("\(readmePath) has no <!-- PERFORMANCE:BEGIN --> … <!-- PERFORMANCE:END --> section; left alone.")
-        }
       }
     } catch {
       say("Could not write the results: \(error)")

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import LocalAuthCore
+import LocalAuthTesting
 
 /// The hidden subcommands ReliabilityTests run as separate processes.
 enum HelperCommand {

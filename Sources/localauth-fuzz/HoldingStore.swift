@@ -13,16 +13,16 @@ final class HoldingStore: StateStore {
     self.holdMicroseconds = holdMilliseconds * 1000
   }
 
-  func load(_ user: UserName) throws -> UserRecord? { try inner.load(user) }
+  func load(_ user: UserName) throws(LocalAuthError) -> UserRecord? { try inner.load(user) }
 
-  func update<T>(_ user: UserName, _ body: (inout UserRecord) throws -> T) throws -> T {
-    try inner.update(user) { record in
+  func modify(_ user: UserName, _ body: (inout UserRecord) throws(LocalAuthError) -> Void) throws(LocalAuthError) {
+    try inner.modify(user) { (record: inout UserRecord) throws(LocalAuthError) in
       if holdMicroseconds > 0 { usleep(holdMicroseconds) }
-      return try body(&record)
+      try body(&record)
     }
   }
 
-  func remove(_ user: UserName) throws { try inner.remove(user) }
+  func remove(_ user: UserName) throws(LocalAuthError) { try inner.remove(user) }
 
-  func users() throws -> [UserName] { try inner.users() }
+  func users() throws(LocalAuthError) -> [UserName] { try inner.users() }
 }

@@ -27,7 +27,7 @@ struct CommonOptions: ParsableArguments {
 
   /// The effective options: defaults, the configuration file, then `--state-dir`; warnings go to stderr.
   func options() throws -> Options {
-    let parsed = try OptionParser.parse(arguments: moduleArguments, readFile: ConfigFileReader.read)
+    let parsed = try OptionParser.parse(arguments: moduleArguments)
     for warning in parsed.warnings { printError("Warning: \(warning)") }
     var options = parsed.options
     if let stateDir { options.stateDirectory = absolutePath(stateDir) }
@@ -37,16 +37,8 @@ struct CommonOptions: ParsableArguments {
   /// The collaborators every command works through, over the effective options.
   func context(prompter: AuthPrompter? = nil, log: AuthLog = NullLog()) throws -> CommandContext {
     let options = try options()
-    let clock = SystemClock()
-    let root = options.stateDirectory
-    let store = FileStateStore(root: root)
-    let sensor: BiometricSensor =
-      options.sensor == nil
-      ? AbsentSensor()
-      : SpoolSensor(modality: options.sensor, stateRoot: root, clock: clock, log: log, expiry: options.eventExpiry)
-    let dependencies = Dependencies(
-      clock: clock, store: store, sensor: sensor, prompter: prompter ?? TerminalPrompter(), log: log)
-    return CommandContext(options: options, dependencies: dependencies)
+    return CommandContext(
+      options: options, dependencies: .live(options, prompter: prompter ?? TerminalPrompter(), log: log))
   }
 }
 

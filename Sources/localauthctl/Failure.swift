@@ -33,14 +33,23 @@ func printError(_ line: String) {
 func explain(_ error: Error) -> String {
   switch error {
   case let error as CommandFailure: error.description
+  case let error as LocalAuthError: explain(core: error)
   case let error as StateError: error.description
   case let error as AdministrationError: error.description
   case let error as ConfigError: error.description
-  case PromptError.conversationFailed: "No answer could be read from the terminal or standard input."
-  case PromptError.conversationAgain: "The terminal asked to be called again later."
-  case UsageError.emptyReason: "The reason must not be empty."
   case let error as PasscodeError: AdministrationError.passcode(error).description
   default: "\(error)"
+  }
+}
+
+/// The one sentence for an error the core threw.
+func explain(core error: LocalAuthError) -> String {
+  switch error {
+  case .prompt(.conversationFailed), .prompt(.noTerminal), .prompt(.endOfInput):
+    "No answer could be read from the terminal or standard input."
+  case .prompt(.conversationAgain): "The terminal asked to be called again later."
+  case .usage(.emptyReason): "The reason must not be empty."
+  default: error.description
   }
 }
 

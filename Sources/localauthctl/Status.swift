@@ -24,10 +24,10 @@ extension LocalAuthCtl {
         guard let user else { return try summarize(context) }
         let name = try userName(user)
         let report: StatusReport
-        do {
+        do throws(LocalAuthError) {
           report = try load(name, context)
-        } catch let error as StateError {
-          if json { print(Self.errorObject(user, error).rendered()) }
+        } catch {
+          if json, case .state(let state) = error { print(Self.errorObject(user, state).rendered()) }
           throw error
         }
         let waiting = (try? context.sensorAdmin.waitingPrompts(for: name).count) ?? 0
@@ -49,10 +49,11 @@ extension LocalAuthCtl {
           let waiting = (try? context.sensorAdmin.waitingPrompts(for: name).count) ?? 0
           items.append(StatusFormat.json(report, waitingPrompts: waiting))
           rows.append(StatusFormat.summaryRow(report))
-        } catch let error as StateError {
-          items.append(Self.errorObject(name.value, error))
+        } catch {
+          guard case .state(let state) = error else { throw error }
+          items.append(Self.errorObject(name.value, state))
           rows.append([name.value, "unreadable (see below)"])
-          failures.append(error.description)
+          failures.append(state.description)
         }
       }
       if json {
@@ -68,7 +69,7 @@ extension LocalAuthCtl {
       }
     }
 
-    private func load(_ name: UserName, _ context: CommandContext) throws -> StatusReport {
+    private func load(_ name: UserName, _ context: CommandContext) throws(LocalAuthError) -> StatusReport {
       try StatusReport.load(name, dependencies: context.dependencies, settings: context.options.evaluation)
     }
 

@@ -1,5 +1,9 @@
 import LocalAuthCore
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The core's prompter at a terminal: messages and prompts on the terminal (or stderr), answers with echo off.
 final class TerminalPrompter: AuthPrompter {
   private lazy var terminal = Terminal.open()
@@ -7,12 +11,14 @@ final class TerminalPrompter: AuthPrompter {
   /// Creates a prompter; the terminal is opened at the first prompt.
   init() {}
 
-  func info(_ text: String) throws { terminal.write(text + "\n") }
+  func info(_ text: String) throws(LocalAuthError) { terminal.write(text + "\n") }
 
-  func error(_ text: String) throws { terminal.write(text + "\n") }
+  func error(_ text: String) throws(LocalAuthError) { terminal.write(text + "\n") }
 
-  func secret(_ prompt: String) throws -> SecretBytes {
-    guard let answer = try terminal.readSecret(prompt: prompt) else { throw PromptError.conversationFailed }
+  func secret(_ prompt: String) throws(LocalAuthError) -> SecretBytes {
+    let answer: SecretBytes?
+    do { answer = try terminal.readSecret(prompt: prompt) } catch { throw .prompt(.io(EIO)) }
+    guard let answer else { throw .prompt(.conversationFailed) }
     return answer
   }
 }

@@ -6,9 +6,9 @@ import Testing
 import Glibc
 #endif
 
-/// Issue 9 §3, "No lock held hostage", end to end: user B runs the real `su A` through the shipped pam.d/su stack,
-/// types a wrong passcode and su is stopped while yescrypt runs. A's lock must be free meanwhile (reset and
-/// prompts go on), and the attempt must already be counted.
+/// No lock held hostage (docs/RELIABILITY.md, "Locks: bounded waits"), end to end: user B runs the real `su A`
+/// through the shipped pam.d/su stack, types a wrong passcode and su is stopped while yescrypt runs. A's lock must
+/// be free meanwhile (reset and prompts go on), and the attempt must already be counted.
 ///
 /// The fixture follows LoginSuTests (a private mount namespace with the stack bound over /etc/pam.d/su, the
 /// pseudo-terminal driver, test users created and removed here, state in a temporary folder), with its own
@@ -46,11 +46,11 @@ struct LockHostageTests {
     #expect(run.transcript.contains("Authentication failure"), "\(run.transcript)")
     #expect(!run.transcript.contains(LoginSuTests.marker), "\(run.transcript)")
 
-    // Counted before the hash: with the old code the record still said 0 (the attempt was written after yescrypt).
+    // Counted before the hash: a check that wrote the attempt only after yescrypt would still show 0 here.
     let status = Self.between("STATUS-BEGIN", "STATUS-END", in: run.transcript)
     let json = try JSONSerialization.jsonObject(with: Data(status.utf8)) as? [String: Any]
     #expect(json?["passcodeFailures"] as? Int == 1, "\(status)")
-    // With the old code the stopped su held the lock, and `timeout` ended the reset (124).
+    // The stopped su holds no lock: were it held, `timeout` would end the reset (exit 124).
     let reset = run.transcript.split(separator: "\n").first { $0.hasPrefix("RESET-EXIT=") }.map(String.init) ?? ""
     #expect(reset.hasPrefix("RESET-EXIT=0 "), "\(run.transcript)")
     let millis = reset.split(separator: "=").last.flatMap { Int($0) } ?? .max
@@ -166,7 +166,7 @@ extension RealPAM {
         #expect(LockHolder.find(forLockAt: lockPath)?.pid == holder.processIdentifier)
 
         let started = Date()
-        // The old code waited for ever here; `timeout:` ends pamtester and throws instead of hanging the suite.
+        // The wait is bounded by the module; `timeout:` ends pamtester and throws rather than hang the suite if not.
         let run = try sandbox.pamtester(["authenticate"], stdin: "1234\n")
         let waited = Date().timeIntervalSince(started)
         #expect(run.verdict == PAMText.verdict("PAM_SYSTEM_ERR"), "\(run.run.stderr)")

@@ -1,7 +1,8 @@
 @testable import LocalAuthCore
 import Testing
 
-/// canEvaluatePolicy's answers (LOCALAUTH.md §2, *derived*): static requirements only, no prompt, no sensor read.
+/// canEvaluatePolicy's answers ("canEvaluatePolicy" in docs/RULES.md, *derived*): static requirements only, no
+/// prompt, no sensor read.
 @Suite("canEvaluate")
 struct CanEvaluateTests {
   @Test("canEvaluate: policy 2 needs only a passcode")

@@ -144,7 +144,7 @@ struct MatcherTests {
     for modality in Modality.allCases {
       let world = try TestWorld(modality: modality)
       for n in 0..<modality.maximumEnrolled { try world.enroll("item-\(n)") }
-      #expect(throws: AdministrationError.enrollmentFull(modality)) { try world.enroll("one-too-many") }
+      #expect(throws: LocalAuthError.administration(.enrollmentFull(modality))) { try world.enroll("one-too-many") }
       #expect(try world.record().templates.count == modality.maximumEnrolled)
     }
   }

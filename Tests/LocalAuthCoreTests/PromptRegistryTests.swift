@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Dispatch
 @testable import LocalAuthCore
+import LocalAuthTesting
 import Testing
 
 /// Touch delivery (docs/RULES.md, "Touch delivery"): a waiting prompt announces itself, a touch goes to exactly
@@ -35,7 +36,7 @@ struct PromptRegistryTests {
     let folder = try TempFolder()
     defer { folder.remove() }
     let admin = SensorAdministration(stateRoot: folder.path, clock: SystemClock())
-    #expect(throws: TouchDeliveryError.noPrompt(user: alice)) { _ = try admin.present(.cancel, for: alice) }
+    #expect(throws: LocalAuthError.touchDelivery(.noPrompt(user: alice))) { _ = try admin.present(.cancel, for: alice) }
     #expect(try FileSyscalls.listDirectory(PromptRegistry(stateRoot: folder.path).folder).isEmpty)
     #expect(TouchDeliveryError.noPrompt(user: alice).description == "No prompt is waiting for alice.")
   }
@@ -48,7 +49,7 @@ struct PromptRegistryTests {
     let first = try registry.announce(user: alice, modality: .touchID, origin: bob, at: WallTime(seconds: 1))
     let second = try registry.announce(user: alice, modality: .touchID, origin: RequestOrigin(processID: getpid()), at: WallTime(seconds: 2))
     let admin = SensorAdministration(stateRoot: folder.path, clock: SystemClock())
-    #expect(throws: TouchDeliveryError.severalPrompts(user: alice, waiting: [first, second])) {
+    #expect(throws: LocalAuthError.touchDelivery(.severalPrompts(user: alice, waiting: [first, second]))) {
       _ = try admin.present(.cancel, for: alice)
     }
     let text = TouchDeliveryError.severalPrompts(user: alice, waiting: [first, second]).description
@@ -60,7 +61,7 @@ struct PromptRegistryTests {
       _ = try? registry.take(from: second.id, now: WallTime(seconds: 2), expiry: 1e12, log: NullLog())
     }
     #expect(try admin.present(.fallback, for: alice, prompt: second.id, readLimit: 5) == second)
-    #expect(throws: TouchDeliveryError.noSuchPrompt(id: "0000beef", user: alice)) {
+    #expect(throws: LocalAuthError.touchDelivery(.noSuchPrompt(id: "0000beef", user: alice))) {
       _ = try admin.present(.cancel, for: alice, prompt: "0000beef")
     }
   }
@@ -98,7 +99,7 @@ struct PromptRegistryTests {
     let prompt = try registry.announce(user: alice, modality: .touchID, origin: bob, at: WallTime(seconds: 1))
     DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) { registry.withdraw(prompt.id) }
     let admin = SensorAdministration(stateRoot: folder.path, clock: SystemClock())
-    #expect(throws: TouchDeliveryError.promptEnded(id: prompt.id)) { _ = try admin.present(.cancel, for: alice, readLimit: 5) }
+    #expect(throws: LocalAuthError.touchDelivery(.promptEnded(id: prompt.id))) { _ = try admin.present(.cancel, for: alice, readLimit: 5) }
     #expect(!FileSyscalls.exists(registry.folder(of: prompt.id)))
   }
 

@@ -1,7 +1,7 @@
 @testable import LocalAuthCore
 import Testing
 
-/// Rule 1: deviceOwnerAuthentication (policy 2) — biometrics first, then the passcode (LOCALAUTH.md §1.2, §12.1).
+/// Rule 1 of docs/RULES.md: deviceOwnerAuthentication (policy 2) — biometrics first, then the passcode.
 @Suite("Rule 1: deviceOwnerAuthentication")
 struct Rule1DeviceOwnerTests {
   @Test("Rule 1: usable biometry is tried first and a genuine capture succeeds without a passcode prompt")

@@ -1,7 +1,7 @@
 @testable import LocalAuthCore
 import Testing
 
-/// Rule 2: deviceOwnerAuthenticationWithBiometrics (policy 1) — biometry only (LOCALAUTH.md §1.1, §12.2).
+/// Rule 2 of docs/RULES.md: deviceOwnerAuthenticationWithBiometrics (policy 1) — biometry only.
 @Suite("Rule 2: deviceOwnerAuthenticationWithBiometrics")
 struct Rule2BiometricsOnlyTests {
   @Test("Rule 2: a genuine capture succeeds by biometry")

@@ -1,7 +1,9 @@
 @testable import LocalAuthCore
+import LocalAuthTesting
 import Testing
 
-/// Rule 3: attempts per prompt, fallback visibility, and the lockout after five consecutive failures (§1.1, §4).
+/// Rule 3 of docs/RULES.md: attempts per prompt, fallback visibility, and the lockout after five consecutive
+/// failures.
 @Suite("Rule 3: attempts and lockout")
 struct Rule3AttemptsTests {
   @Test("Rule 3: Touch ID ends a prompt after three failed matches with authenticationFailed")
@@ -176,7 +178,7 @@ struct Rule3AttemptsTests {
     try world.prime()
     let other = FileStateStore(root: folder.path)
     let user = world.user
-    let racing = RacingSensor(event: world.genuine()) {
+    let racing = RacingSensor(event: world.genuine()) { () throws(LocalAuthError) in
       try other.update(user) { $0.biometricFailures = 5 }
     }
     let deps = Dependencies(clock: clock, store: world.store, sensor: racing, prompter: world.prompter, log: world.log)
@@ -192,14 +194,14 @@ struct Rule3AttemptsTests {
 final class RacingSensor: BiometricSensor {
   let modality: Modality? = .touchID
   private var event: SensorEvent?
-  private let meanwhile: () throws -> Void
+  private let meanwhile: () throws(LocalAuthError) -> Void
 
-  init(event: SensorEvent, meanwhile: @escaping () throws -> Void) {
+  init(event: SensorEvent, meanwhile: @escaping () throws(LocalAuthError) -> Void) {
     self.event = event
     self.meanwhile = meanwhile
   }
 
-  func nextEvent(for user: UserName, deadline: WallTime) throws -> SensorEvent {
+  func nextEvent(for user: UserName, deadline: WallTime) throws(LocalAuthError) -> SensorEvent {
     guard let next = event else { return .timeout }
     event = nil
     try meanwhile()

@@ -1,7 +1,7 @@
 @testable import LocalAuthCore
 import Testing
 
-/// Rule 4: the reason, fallback title and cancel title (LOCALAUTH.md §3, §12.4).
+/// Rule 4 of docs/RULES.md: the reason, fallback title and cancel title.
 @Suite("Rule 4: reason and button titles")
 struct Rule4PresentationTests {
   @Test("Rule 4: an empty localizedReason throws UsageError.emptyReason and never prompts", arguments: AuthPolicy.allCases)
@@ -10,7 +10,7 @@ struct Rule4PresentationTests {
     try world.prime()
     let before = world.prompter.transcript.count
     world.present(world.genuine())
-    #expect(throws: UsageError.emptyReason) { try world.evaluator.evaluate(world.request(policy, reason: "")) }
+    #expect(throws: LocalAuthError.usage(.emptyReason)) { try world.evaluator.evaluate(world.request(policy, reason: "")) }
     #expect(world.prompter.transcript.count == before)
     #expect(world.sensor.pending.count == 1)
   }

@@ -1,7 +1,8 @@
 @testable import LocalAuthCore
+import LocalAuthTesting
 import Testing
 
-/// Rule 5: Apple's escalating passcode delays, enforced before the check and persisted (LOCALAUTH.md §5, §12.5).
+/// Rule 5 of docs/RULES.md: Apple's escalating passcode delays, enforced before the check and persisted.
 @Suite("Rule 5: passcode delays")
 struct Rule5PasscodeDelayTests {
   /// A world with no sensor, so policy 2 goes straight to the passcode.

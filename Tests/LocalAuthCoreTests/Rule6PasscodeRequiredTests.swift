@@ -1,7 +1,7 @@
 @testable import LocalAuthCore
 import Testing
 
-/// Rule 6: when the passcode is required instead of biometry (LOCALAUTH.md §6), each rule configurable.
+/// Rule 6 of docs/RULES.md: when the passcode is required instead of biometry, each rule configurable.
 @Suite("Rule 6: passcode required instead of biometry")
 struct Rule6PasscodeRequiredTests {
   /// Asserts that biometry is refused with `why`: policy 1 fails, policy 2 asks for the passcode first.

@@ -1,7 +1,7 @@
 @testable import LocalAuthCore
 import Testing
 
-/// Rule 7: the reuse window (touchIDAuthenticationAllowableReuseDuration, LOCALAUTH.md §7).
+/// Rule 7 of docs/RULES.md: the reuse window (touchIDAuthenticationAllowableReuseDuration).
 @Suite("Rule 7: reuse window")
 struct Rule7ReuseWindowTests {
   /// A primed world whose user just matched a finger.

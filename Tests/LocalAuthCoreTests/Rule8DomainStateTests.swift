@@ -1,7 +1,7 @@
 @testable import LocalAuthCore
 import Testing
 
-/// Rule 8: the domain state, an opaque value that changes on every enrollment change (LOCALAUTH.md §8, §12.3).
+/// Rule 8 of docs/RULES.md: the domain state, an opaque value that changes on every enrollment change.
 @Suite("Rule 8: domain state")
 struct Rule8DomainStateTests {
   @Test("Rule 8: the domain state is nil when nothing is enrolled")
@@ -87,8 +87,8 @@ struct Rule8DomainStateTests {
     let world = try TestWorld()
     try world.enroll()
     let state = try world.evaluator.domainState(for: world.user)
-    #expect(throws: AdministrationError.alreadyEnrolled(TestWorld.item)) { try world.enroll() }
-    #expect(throws: AdministrationError.notEnrolled("thumb")) { try world.admin.unenroll("thumb", for: world.user) }
+    #expect(throws: LocalAuthError.administration(.alreadyEnrolled(TestWorld.item))) { try world.enroll() }
+    #expect(throws: LocalAuthError.administration(.notEnrolled("thumb"))) { try world.admin.unenroll("thumb", for: world.user) }
     #expect(try world.evaluator.domainState(for: world.user) == state)
   }
 }

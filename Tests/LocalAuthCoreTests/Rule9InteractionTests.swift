@@ -1,7 +1,9 @@
 @testable import LocalAuthCore
+import LocalAuthTesting
 import Testing
 
-/// Rule 9: interactionNotAllowed, cancellation by the app, and the system cancel on a sensor timeout (§2, §3).
+/// Rule 9 of docs/RULES.md: interactionNotAllowed, cancellation by the app, and the system cancel on a sensor
+/// timeout.
 @Suite("Rule 9: interaction, cancellation and timeouts")
 struct Rule9InteractionTests {
   @Test("Rule 9: interaction not allowed gives notInteractive when a prompt would be needed", arguments: AuthPolicy.allCases)
@@ -123,11 +125,11 @@ final class CancellingSensor: BiometricSensor {
     self.cancelOnCall = cancelOnCall
   }
 
-  func nextEvent(for user: UserName, deadline: WallTime) throws -> SensorEvent {
+  func nextEvent(for user: UserName, deadline: WallTime) throws(LocalAuthError) -> SensorEvent {
     try nextEvent(for: user, deadline: deadline, cancellation: nil)
   }
 
-  func nextEvent(for user: UserName, deadline: WallTime, cancellation: CancellationFlag?) throws -> SensorEvent {
+  func nextEvent(for user: UserName, deadline: WallTime, cancellation: CancellationFlag?) throws(LocalAuthError) -> SensorEvent {
     calls += 1
     if calls == cancelOnCall { flag.cancel() }
     return try inner.nextEvent(for: user, deadline: deadline, cancellation: cancellation)
@@ -138,9 +140,9 @@ final class CancellingSensor: BiometricSensor {
 final class CancellingPrompter: AuthPrompter {
   let flag: CancellationFlag
   init(flag: CancellationFlag) { self.flag = flag }
-  func info(_ text: String) throws {}
-  func error(_ text: String) throws {}
-  func secret(_ prompt: String) throws -> SecretBytes {
+  func info(_ text: String) throws(LocalAuthError) {}
+  func error(_ text: String) throws(LocalAuthError) {}
+  func secret(_ prompt: String) throws(LocalAuthError) -> SecretBytes {
     flag.cancel()
     return SecretBytes("0000")
   }

@@ -120,8 +120,13 @@ struct StateCodecTests {
     let store = FileStateStore(root: folder.path)
     let alice = try UserName("alice")
     try store.update(alice) { $0.passcodeFailures = 1 }
-    struct Boom: Error {}
-    #expect(throws: Boom.self) { try store.update(alice) { record in record.passcodeFailures = 9; throw Boom() } }
+    let refusal = LocalAuthError.administration(.notEnrolled("thumb"))
+    #expect(throws: refusal) {
+      try store.update(alice) { (record: inout UserRecord) throws(LocalAuthError) in
+        record.passcodeFailures = 9
+        throw refusal
+      }
+    }
     #expect(try store.load(alice)?.passcodeFailures == 1)
   }
 }

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 @testable import LocalAuthCore
+import LocalAuthTesting
 import Testing
 
 /// One simulated machine for a test: manual clock, store, scripted sensor and prompter, memory log.

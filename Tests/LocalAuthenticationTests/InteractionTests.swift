@@ -1,5 +1,6 @@
 import Foundation
 import LocalAuthCore
+import LocalAuthTesting
 import LocalAuthentication
 import Testing
 

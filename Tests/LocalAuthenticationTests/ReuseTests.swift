@@ -51,7 +51,7 @@ struct ReuseTests {
     #expect(laCode(error) == .userCancel)
   }
 
-  @Test("endReuseWindow() (logout) ends the window: seed 003's Face ID login loop")
+  @Test("endReuseWindow() (logout) ends the window, so Face ID cannot log straight back in")
   func logoutEndsWindow() async throws {
     let environment = try await matched()
     let context = environment.context()

@@ -4,14 +4,15 @@ import LocalAuthCore
 import LocalAuthentication
 import Testing
 
-// The seeds' Swift snippets, nearly verbatim, as clients of `import LocalAuthentication`. The only change to
-// each is how it reaches a test environment: the snippets create `LAContext()` / the facade unchanged, and the
-// tests run them inside `LAContext.$defaultConfiguration.withValue(environment.configuration) { … }`.
-// Comment-only `guard … else { }` bodies got a `return` (and a report) so that they compile.
+// Swift snippets of three public LocalAuthentication examples (docs/LocalAuthentication.md, section 6), nearly
+// verbatim, as clients of `import LocalAuthentication`. The only change to each is how it reaches a test
+// environment: the snippets create `LAContext()` / the facade unchanged, and the tests run them inside
+// `LAContext.$defaultConfiguration.withValue(environment.configuration) { … }`. Comment-only `guard … else { }`
+// bodies have a `return` (and a report) added so that they compile.
 
-// MARK: - Seed 001 (iOS local authentication, canEvaluate/evaluate example)
+// MARK: - The canEvaluate/evaluate example (iOS local authentication)
 
-/// Seed 001's example; `report` stands for the comments' "take appropriate action".
+/// The canEvaluate/evaluate example; `report` stands for the comments' "take appropriate action".
 func seed001Example(report: @escaping @Sendable (String) -> Void) {
   let context = LAContext()
   var error: NSError?
@@ -34,7 +35,7 @@ func seed001Example(report: @escaping @Sendable (String) -> Void) {
   }
 }
 
-// MARK: - Seed 003 (biometric authentication in iOS)
+// MARK: - A biometric-login article (biometric authentication in iOS)
 
 /// The article's UserDefaults wrapper, in memory.
 enum UserDefaultsHelper {
@@ -134,7 +135,7 @@ func seed003HandleLegacy(_ error: any Error) -> SeedAlert {
   }
 }
 
-// MARK: - Seeds 000/002 (BiometricAuthenticationFacade)
+// MARK: - The BiometricAuthenticationFacade example
 
 /// The facade's private `passByBiometricsWithReason:succesBlock:failureBlock:` written against LAContext.
 /// The article hops to the main queue; a Linux test process has no main run loop, so this uses a global queue.
@@ -171,7 +172,7 @@ func blocks(_ start: (@escaping @Sendable () -> Void, @escaping @Sendable ((any 
 
 @Suite("Seed snippets", .serialized)
 struct SeedSnippetsTests {
-  /// Runs seed 001's example and returns what it reported.
+  /// Runs the canEvaluate/evaluate example and returns what it reported.
   func runSeed001(_ environment: TestEnvironment) async -> String {
     await withCheckedContinuation { continuation in
       LAContext.$defaultConfiguration.withValue(environment.configuration) {
@@ -180,7 +181,7 @@ struct SeedSnippetsTests {
     }
   }
 
-  @Test("seed 001: biometry first, then the passcode; no passcode → cannot evaluate")
+  @Test("canEvaluate/evaluate example: biometry first, then the passcode; no passcode → cannot evaluate")
   func seed001() async throws {
     let environment = try TestEnvironment.ready()
     environment.touch()
@@ -197,7 +198,7 @@ struct SeedSnippetsTests {
     #expect(await runSeed001(noPasscode) == "cannot evaluate: -5")
   }
 
-  @Test("seed 003: biometricDateIsValid is true while nothing changes, false after enrolling another finger")
+  @Test("biometric-login article: biometricDateIsValid is true while nothing changes, false after enrolling another finger")
   func seed003DomainState() throws {
     let environment = try TestEnvironment.ready()
     let check = { LAContext.$defaultConfiguration.withValue(environment.configuration) { biometricDateIsValid() } }
@@ -216,7 +217,7 @@ struct SeedSnippetsTests {
     #expect(check())
   }
 
-  /// Runs seed 003's wrapper and returns its reply.
+  /// Runs the article's wrapper and returns its reply.
   func runSeed003(_ environment: TestEnvironment) async -> (Bool, (any Error)?) {
     await withCheckedContinuation { continuation in
       LAContext.$defaultConfiguration.withValue(environment.configuration) {
@@ -226,7 +227,7 @@ struct SeedSnippetsTests {
   }
 
   @available(*, deprecated, message: "exercises the article's touchID* branch")
-  @Test("seed 003: lockout and not-enrolled offer the settings; other errors notify; touchID* branch agrees")
+  @Test("biometric-login article: lockout and not-enrolled offer the settings; other errors notify; touchID* branch agrees")
   func seed003Errors() async throws {
     let environment = try TestEnvironment.ready()
     environment.touch()
@@ -262,7 +263,7 @@ struct SeedSnippetsTests {
     #expect(seed003HandleLegacy(notEnrolledError) == .offerSettings)
   }
 
-  @Test("seed 003: logging out ends the reuse window, so Face ID cannot log straight back in")
+  @Test("biometric-login article: logging out ends the reuse window, so Face ID cannot log straight back in")
   func seed003LoginLoop() async throws {
     let environment = try TestEnvironment.ready(modality: .faceID)
     environment.touch()
@@ -277,7 +278,7 @@ struct SeedSnippetsTests {
     #expect(laCode(error) == .userCancel)
   }
 
-  @Test("seeds 000/002: the facade flow — enable freely, authenticate with the finger, disable only as owner")
+  @Test("facade example: the facade flow — enable freely, authenticate with the finger, disable only as owner")
   func facadeFlow() async throws {
     let environment = try TestEnvironment.ready()
     let facade = LAContext.$defaultConfiguration.withValue(environment.configuration) { BiometricAuthenticationFacade() }
@@ -310,7 +311,7 @@ struct SeedSnippetsTests {
     #expect(await blocks { facade.disableAuthentication(forFeature: feature, reason: "Turn off", success: $0, failure: $1) }.succeeded)
     #expect(!facade.isAuthenticationEnabled(forFeature: feature))
 
-    // The seed's private passByBiometrics, as a client of LAContext.
+    // The facade's private passByBiometrics, as a client of LAContext.
     environment.touch()
     let direct = await blocks { passByBiometrics(context: environment.context(), reason: "Confirm", successBlock: $0, failureBlock: $1) }
     #expect(direct.succeeded)

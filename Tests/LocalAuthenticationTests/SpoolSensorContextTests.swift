@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import LocalAuthCore
+import LocalAuthTesting
 import LocalAuthentication
 import Testing
 

@@ -23,13 +23,13 @@ final class PseudoTerminal: @unchecked Sendable {
     let libc = dlopen(nil, RTLD_NOW)
     guard let openSymbol = dlsym(libc, "posix_openpt"), let grantSymbol = dlsym(libc, "grantpt"),
       let unlockSymbol = dlsym(libc, "unlockpt"), let nameSymbol = dlsym(libc, "ptsname_r")
-    else { throw TerminalPrompter.Failure.noTerminal }
+    else { throw PromptError.noTerminal }
     master = unsafeBitCast(openSymbol, to: OpenPT.self)(O_RDWR | O_NOCTTY)
     var name = [CChar](repeating: 0, count: 128)
     guard master >= 0, unsafeBitCast(grantSymbol, to: FDCall.self)(master) == 0,
       unsafeBitCast(unlockSymbol, to: FDCall.self)(master) == 0,
       unsafeBitCast(nameSymbol, to: PTSName.self)(master, &name, name.count) == 0
-    else { throw TerminalPrompter.Failure.noTerminal }
+    else { throw PromptError.noTerminal }
     path = String(decoding: name.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     keeper = open(path, O_RDWR | O_NOCTTY)
   }
@@ -84,7 +84,7 @@ final class BackgroundCall<T>: @unchecked Sendable {
   }
 
   func value(within seconds: Double = 5) throws -> T {
-    guard done.wait(timeout: .now() + seconds) == .success, let result else { throw TerminalPrompter.Failure.io(ETIMEDOUT) }
+    guard done.wait(timeout: .now() + seconds) == .success, let result else { throw PromptError.io(ETIMEDOUT) }
     return try result.get()
   }
 }
@@ -129,7 +129,7 @@ struct TerminalPrompterTests {
     let call = BackgroundCall { try prompter.secret("Enter Passcode: ") }
     try #require(terminal.read(until: "Enter Passcode: ").contains("Enter Passcode: "))
     terminal.type("\u{04}")
-    #expect(throws: TerminalPrompter.Failure.endOfInput) { _ = try call.value() }
+    #expect(throws: LocalAuthError.prompt(.endOfInput)) { _ = try call.value() }
   }
 
   @Test("Ctrl-C at the passcode prompt is the Cancel button: a context reports userCancel, echo is restored")

@@ -1,5 +1,6 @@
 import Foundation
 import LocalAuthCore
+import LocalAuthTesting
 import LocalAuthentication
 import Testing
 
@@ -121,12 +122,12 @@ func laCode(_ error: (any Error)?) -> LAError.Code? {
 /// A store whose every call fails as it does for a caller that may not read the state.
 final class DeniedStateStore: StateStore {
   let path = "/var/lib/localauth"
-  func load(_ user: UserName) throws -> UserRecord? { throw StateError.permissionDenied(path: path) }
-  func update<T>(_ user: UserName, _ body: (inout UserRecord) throws -> T) throws -> T {
-    throw StateError.permissionDenied(path: path)
+  func load(_ user: UserName) throws(LocalAuthError) -> UserRecord? { throw .state(.permissionDenied(path: path)) }
+  func modify(_ user: UserName, _ body: (inout UserRecord) throws(LocalAuthError) -> Void) throws(LocalAuthError) {
+    throw .state(.permissionDenied(path: path))
   }
-  func remove(_ user: UserName) throws { throw StateError.permissionDenied(path: path) }
-  func users() throws -> [UserName] { throw StateError.permissionDenied(path: path) }
+  func remove(_ user: UserName) throws(LocalAuthError) { throw .state(.permissionDenied(path: path)) }
+  func users() throws(LocalAuthError) -> [UserName] { throw .state(.permissionDenied(path: path)) }
 }
 
 /// A sensor that runs a hook when a prompt starts waiting, then behaves like the wrapped sensor.
@@ -138,7 +139,7 @@ final class HookSensor: BiometricSensor, @unchecked Sendable {
     self.hook = hook
   }
   var modality: Modality? { inner.modality }
-  func nextEvent(for user: UserName, deadline: WallTime) throws -> SensorEvent {
+  func nextEvent(for user: UserName, deadline: WallTime) throws(LocalAuthError) -> SensorEvent {
     hook()
     return try inner.nextEvent(for: user, deadline: deadline)
   }

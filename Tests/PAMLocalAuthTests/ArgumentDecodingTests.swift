@@ -52,7 +52,7 @@ struct ArgumentDecodingTests {
 
   @Test("the not-root log sentence says why")
   func notRootSentence() {
-    let sentence = PAMEntry.failureSentence(.authenticate, StateError.permissionDenied(path: "/var/lib/localauth"), code: PAM_AUTHINFO_UNAVAIL)
+    let sentence = PAMEntry.failureSentence(.authenticate, .state(.permissionDenied(path: "/var/lib/localauth")), code: PAM_AUTHINFO_UNAVAIL)
     #expect(sentence.hasPrefix("pam_sm_authenticate cannot read the state at /var/lib/localauth as uid "))
     #expect(sentence.contains("not running as root"))
   }

@@ -52,43 +52,51 @@ struct PAMResultTests {
     }
   }
 
-  /// Errors thrown below the entry point.
-  static let errorRows: [(any Error, CInt, String)] = [
-    (PromptError.conversationFailed, PAM_CONV_ERR, "conversation failed / NULL response"),
-    (PromptError.conversationAgain, PAM_INCOMPLETE, "PAM_CONV_AGAIN"),
-    (PAMFailure.conversation(again: false), PAM_CONV_ERR, "pam_get_user conversation failed"),
-    (PAMFailure.conversation(again: true), PAM_INCOMPLETE, "pam_get_user PAM_CONV_AGAIN"),
-    (PAMFailure.noUser, PAM_USER_UNKNOWN, "no user name"),
-    (PAMFailure.unknownUser, PAM_USER_UNKNOWN, "unknown user"),
-    (PAMFailure.badArguments, PAM_SERVICE_ERR, "argv undecodable"),
-    (PAMFailure.notApplicable, PAM_IGNORE, "not applicable"),
-    (PAMFailure.authTokenRejected, PAM_AUTHTOK_ERR, "new passcodes differ"),
-    (PAMFailure.firstPasscodeNeedsRoot, PAM_PERM_DENIED, "a user may not set a first passcode"),
-    (ConfigError.invalid(key: "timeout", value: "abc", expected: "seconds"), PAM_SERVICE_ERR, "malformed value"),
-    (ConfigError.missingValue(key: "reason"), PAM_SERVICE_ERR, "missing value"),
-    (ConfigError.unreadable(path: "/x", reason: "missing"), PAM_SERVICE_ERR, "conf= missing"),
-    (ConfigError.tooLarge(what: "file"), PAM_SERVICE_ERR, "config too large"),
-    (UsageError.emptyReason, PAM_SERVICE_ERR, "empty reason"),
-    (StateError.corrupt(path: "/x", reason: "bad"), PAM_SYSTEM_ERR, "corrupt state"),
-    (StateError.insecure(path: "/x", reason: "mode"), PAM_SYSTEM_ERR, "insecure state"),
-    (StateError.unsupportedVersion(path: "/x", found: "9"), PAM_SYSTEM_ERR, "future state format"),
-    (StateError.io(path: "/x", operation: "read", errno: 5), PAM_SYSTEM_ERR, "I/O error"),
-    (StateError.tooLarge(path: "/x", limit: 1), PAM_SYSTEM_ERR, "oversized state"),
-    (StateError.lockTimeout(path: "/x", seconds: 5, holder: nil), PAM_SYSTEM_ERR, "state lock held past the bounded wait"),
-    (StateError.permissionDenied(path: "/x"), PAM_AUTHINFO_UNAVAIL, "not running as root"),
-    (StateError.invalidUserName(reason: "slash"), PAM_USER_UNKNOWN, "user name unusable"),
-    (AdministrationError.passcode(.tooShort(minimum: 4)), PAM_AUTHTOK_ERR, "new passcode too short"),
-    (AdministrationError.invalidName("x"), PAM_SYSTEM_ERR, "other administration error"),
-    (SomeOtherError(), PAM_SYSTEM_ERR, "anything else"),
+  /// Failures of the module itself (pam_get_user, argv, chauthtok's own checks).
+  static let failureRows: [(PAMFailure, CInt, String)] = [
+    (.conversation(again: false), PAM_CONV_ERR, "pam_get_user conversation failed"),
+    (.conversation(again: true), PAM_INCOMPLETE, "pam_get_user PAM_CONV_AGAIN"),
+    (.noUser, PAM_USER_UNKNOWN, "no user name"),
+    (.unknownUser, PAM_USER_UNKNOWN, "unknown user"),
+    (.badArguments, PAM_SERVICE_ERR, "argv undecodable"),
+    (.notApplicable, PAM_IGNORE, "not applicable"),
+    (.authTokenRejected, PAM_AUTHTOK_ERR, "new passcodes differ"),
+    (.firstPasscodeNeedsRoot, PAM_PERM_DENIED, "a user may not set a first passcode"),
   ]
 
-  struct SomeOtherError: Error {}
+  /// Errors thrown below the entry point.
+  static let errorRows: [(LocalAuthError, CInt, String)] = [
+    (.prompt(.conversationFailed), PAM_CONV_ERR, "conversation failed / NULL response"),
+    (.prompt(.conversationAgain), PAM_INCOMPLETE, "PAM_CONV_AGAIN"),
+    (.prompt(.noTerminal), PAM_CONV_ERR, "no terminal"),
+    (.prompt(.interrupted), PAM_CONV_ERR, "interrupted"),
+    (.config(.invalid(key: "timeout", value: "abc", expected: "seconds")), PAM_SERVICE_ERR, "malformed value"),
+    (.config(.missingValue(key: "reason")), PAM_SERVICE_ERR, "missing value"),
+    (.config(.unreadable(path: "/x", reason: "missing")), PAM_SERVICE_ERR, "conf= missing"),
+    (.config(.tooLarge(what: "file")), PAM_SERVICE_ERR, "config too large"),
+    (.usage(.emptyReason), PAM_SERVICE_ERR, "empty reason"),
+    (.state(.corrupt(path: "/x", reason: "bad")), PAM_SYSTEM_ERR, "corrupt state"),
+    (.state(.insecure(path: "/x", reason: "mode")), PAM_SYSTEM_ERR, "insecure state"),
+    (.state(.unsupportedVersion(path: "/x", found: "9")), PAM_SYSTEM_ERR, "future state format"),
+    (.state(.io(path: "/x", operation: "read", errno: 5)), PAM_SYSTEM_ERR, "I/O error"),
+    (.state(.tooLarge(path: "/x", limit: 1)), PAM_SYSTEM_ERR, "oversized state"),
+    (.state(.lockTimeout(path: "/x", seconds: 5, holder: nil)), PAM_SYSTEM_ERR, "state lock held past the bounded wait"),
+    (.state(.permissionDenied(path: "/x")), PAM_AUTHINFO_UNAVAIL, "not running as root"),
+    (.state(.invalidUserName(reason: "slash")), PAM_USER_UNKNOWN, "user name unusable"),
+    (.administration(.passcode(.tooShort(minimum: 4))), PAM_AUTHTOK_ERR, "new passcode too short"),
+    (.administration(.invalidName("x")), PAM_SYSTEM_ERR, "other administration error"),
+    (.touchDelivery(.noPrompt(user: try! UserName("alice"))), PAM_SYSTEM_ERR, "touch delivery (never thrown in PAM)"),
+  ]
 
   @Test("errors")
   func errors() {
     for (error, code, label) in Self.errorRows {
       #expect(PAMResult.code(for: error) == code, "\(label)")
       #expect(PAMResult.code(for: error) != PAM_SUCCESS, "\(label)")
+    }
+    for (failure, code, label) in Self.failureRows {
+      #expect(PAMResult.code(for: failure) == code, "\(label)")
+      #expect(PAMResult.code(for: failure) != PAM_SUCCESS, "\(label)")
     }
   }
 

@@ -27,15 +27,17 @@ struct AncestorTrustTests {
       do {
         try attempt()
         Issue.record("\(label) succeeded")
-      } catch let error as StateError {
+      } catch {
+        guard let error = stateError(error) else {
+          Issue.record("\(label): not a StateError: \(error)")
+          continue
+        }
         guard case .insecure(let named, let why) = error else {
           Issue.record("\(label): expected .insecure, got \(error)")
           continue
         }
         #expect(named == path && why.contains(reason), "\(label): \(error)")
         #expect(error.description == "The state file \(path) is insecure: \(why).", "\(label): \(error)")
-      } catch {
-        Issue.record("\(label): not a StateError: \(error)")
       }
     }
     #expect(snapshot(folder) == before, "the folder changed")

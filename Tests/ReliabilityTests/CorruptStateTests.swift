@@ -1,5 +1,6 @@
 import Glibc
 import LocalAuthCore
+import LocalAuthTesting
 import Testing
 
 /// Corrupt, truncated, empty, oversized and future-version state files: a clear error naming the file, fail closed.
@@ -39,11 +40,13 @@ struct CorruptStateTests {
       do {
         try body()
         Issue.record("\(label): \(what) succeeded")
-      } catch let error as StateError {
+      } catch {
+        guard let error = stateError(error) else {
+          Issue.record("\(label): \(what): not a StateError: \(error)")
+          return
+        }
         #expect(error.description.contains(path), "\(label): \(what): the error does not name the file: \(error)")
         if let reason { #expect(error.description.contains(reason), "\(label): \(what): \(error)") }
-      } catch {
-        Issue.record("\(label): \(what): not a StateError: \(error)")
       }
     }
     check("load") { _ = try store.load(user) }
@@ -105,7 +108,7 @@ struct CorruptStateTests {
     #expect(ftruncate(fd, 1 << 32) == 0)
     close(fd)
     let began = monotonicSeconds()
-    #expect(throws: StateError.tooLarge(path: store.recordPath(user), limit: StateCodec.maximumSize)) { try store.load(user) }
+    #expect(throws: LocalAuthError.state(.tooLarge(path: store.recordPath(user), limit: StateCodec.maximumSize))) { try store.load(user) }
     #expect(monotonicSeconds() - began < 1)
   }
 

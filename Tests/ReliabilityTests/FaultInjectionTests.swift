@@ -1,5 +1,6 @@
 import Glibc
 import LocalAuthCore
+import LocalAuthTesting
 import Testing
 
 /// Each file operation fails in turn, and so do the sensor, the conversation and the clock: nothing may succeed.
@@ -84,11 +85,13 @@ struct FaultInjectionTests {
         let outcome = try Self.run(scenario, world)
         Issue.record("\(label): returned \(outcome) instead of throwing")
         #expect(!outcome.isSuccess, "\(label): SUCCESS despite a failed file operation")
-      } catch let error as StateError {
-        thrown += 1
-        #expect(error.description.contains(folder.state), "\(label): the error does not name the file: \(error)")
       } catch {
-        Issue.record("\(label): not a StateError: \(error)")
+        if let error = stateError(error) {
+          thrown += 1
+          #expect(error.description.contains(folder.state), "\(label): the error does not name the file: \(error)")
+        } else {
+          Issue.record("\(label): not a StateError: \(error)")
+        }
       }
       fileFaultInjector = nil
       // Nothing was lost or torn: the record still loads, with its passcode and finger.
@@ -184,7 +187,7 @@ struct FaultInjectionTests {
         let world = try PrimedWorld(store: store)
         let before = try store.load(world.user)
         Injection(prefix: folder.path, failAt: index).install()
-        #expect(throws: StateError.self, "\(name): \(trace.operations[index]) #\(index) failing did not throw") {
+        #expect(throws: LocalAuthError.self, "\(name): \(trace.operations[index]) #\(index) failing did not throw") {
           try action(store, world.user)
         }
         fileFaultInjector = nil
@@ -212,7 +215,7 @@ struct FaultInjectionTests {
     ]
     var runs = 0
     for policy in AuthPolicy.allCases {
-      #expect(throws: InjectedFault.sensor) {
+      #expect(throws: injectedSensorFault) {
         try world.evaluator(sensor: ThrowingSensor(), prompter: ScriptedPrompter(answers: ["1234"])).evaluate(world.request(policy))
       }
       runs += 1
@@ -231,7 +234,7 @@ struct FaultInjectionTests {
     // Failures of the conversation where it is used: prompts on the passcode path, messages on the finger path.
     for fault in [FaultyPrompter.Fault.secretFails, .secretAgain] {
       let world = try PrimedWorld(store: InMemoryStateStore())
-      let expected: PromptError = fault == .secretAgain ? .conversationAgain : .conversationFailed
+      let expected: LocalAuthError = .prompt(fault == .secretAgain ? .conversationAgain : .conversationFailed)
       #expect(throws: expected) {
         try world.evaluator(sensor: AbsentSensor(), prompter: FaultyPrompter(fault: fault, answer: Array("1234".utf8)))
           .evaluate(world.request(.deviceOwnerAuthentication))
@@ -240,13 +243,13 @@ struct FaultInjectionTests {
     }
     for policy in AuthPolicy.allCases {
       let world = try PrimedWorld(store: InMemoryStateStore())
-      #expect(throws: PromptError.conversationFailed) {
+      #expect(throws: LocalAuthError.prompt(.conversationFailed)) {
         try world.evaluator(
           sensor: ScriptedSensor(modality: .touchID, clock: world.clock, events: [world.genuine()]),
           prompter: FaultyPrompter(fault: .infoThrows, answer: Array("1234".utf8))
         ).evaluate(world.request(policy))
       }
-      #expect(throws: PromptError.conversationFailed) {
+      #expect(throws: LocalAuthError.prompt(.conversationFailed)) {
         try world.evaluator(
           sensor: ScriptedSensor(modality: .touchID, clock: world.clock, events: [world.impostor(), world.genuine()]),
           prompter: FaultyPrompter(fault: .errorThrows, answer: Array("1234".utf8))

@@ -1,5 +1,6 @@
 import Glibc
 import LocalAuthCore
+import LocalAuthTesting
 import Testing
 
 /// Hostile passcodes, module arguments and configuration files: a clear answer, in bounded work.
@@ -95,9 +96,7 @@ struct HostileInputTests {
 
   @Test func configurationFilesAreReadSafely() throws {
     let folder = TemporaryFolder("conf")
-    let read: (String) throws -> String? = { path in
-      try FileSyscalls.readTrustedFile(path, limit: OptionParser.maximumFileSize).map { String(decoding: $0, as: UTF8.self) }
-    }
+    let read = ConfigFileReader.read
     let path = folder.path + "/localauth.conf"
     writeWhole(path, Array("timeout=5\n".utf8), mode: 0o644)
     #expect(try OptionParser.parse(arguments: ["conf=" + path], readFile: read).options.evaluation.sensorTimeout == 5)
@@ -115,7 +114,7 @@ struct HostileInputTests {
       do {
         _ = try OptionParser.parse(arguments: ["conf=" + path], readFile: read)
         Issue.record("\(label): accepted")
-      } catch let error as ConfigError {
+      } catch {
         guard case .unreadable(let named, let why) = error else {
           Issue.record("\(label): \(error)")
           continue

@@ -1,5 +1,6 @@
 import Glibc
 import LocalAuthCore
+import LocalAuthTesting
 import Testing
 
 /// The user's lock is free whenever the user is being asked something or the sensor is waited on.
@@ -32,9 +33,9 @@ struct LockScopeTests {
       if !LockScopeTests.lockIsFree(lockPath) { heldDuring.append(what) }
     }
 
-    func info(_ text: String) throws { probe("info") }
-    func error(_ text: String) throws { probe("error") }
-    func secret(_ prompt: String) throws -> SecretBytes {
+    func info(_ text: String) throws(LocalAuthError) { probe("info") }
+    func error(_ text: String) throws(LocalAuthError) { probe("error") }
+    func secret(_ prompt: String) throws(LocalAuthError) -> SecretBytes {
       probe("secret")
       defer { asked += 1 }
       return SecretBytes(answers[min(asked, answers.count - 1)])
@@ -53,7 +54,7 @@ struct LockScopeTests {
     }
 
     var modality: Modality? { inner.modality }
-    func nextEvent(for user: UserName, deadline: WallTime) throws -> SensorEvent {
+    func nextEvent(for user: UserName, deadline: WallTime) throws(LocalAuthError) -> SensorEvent {
       probes += 1
       if !LockScopeTests.lockIsFree(lockPath) { heldDuring += 1 }
       return try inner.nextEvent(for: user, deadline: deadline)
@@ -87,8 +88,8 @@ struct LockScopeTests {
   }
 }
 
-/// Issue 9 §3, "No lock held hostage": every lock wait is bounded and names the holder, and a passcode check
-/// charges the attempt under the lock, then hashes without it.
+/// No lock held hostage (docs/RELIABILITY.md, "Locks: bounded waits"): every lock wait is bounded and names the
+/// holder, and a passcode check charges the attempt under the lock, then hashes without it.
 @Suite(.serialized)
 struct LockHostageUnitTests {
   /// The yescrypt cost that makes one hash take seconds (about 3 s and 1 GiB here), so a test can act mid-hash.
@@ -159,8 +160,8 @@ struct LockHostageUnitTests {
     var caught: StateError?
     do {
       try store.update(user) { $0.passcodeFailures = 0 }
-    } catch let error as StateError {
-      caught = error
+    } catch {
+      if case .state(let state) = error { caught = state }
     }
     let waited = monotonicSeconds() - started
     #expect(waited >= 4.9 && waited < 7, "waited \(waited) s")
@@ -191,7 +192,7 @@ struct LockHostageUnitTests {
       child.kill()
       _ = child.wait()
     }
-    // The old code wrote the attempt only after yescrypt, under the lock: never within half a hash.
+    // The attempt is charged before yescrypt runs: well within one hash time, never only after it.
     #expect(chargedAfter != nil && chargedAfter! < world.hashSeconds * 0.6,
       "charged after \(chargedAfter ?? -1) s; one hash takes \(world.hashSeconds) s")
     kill(child.pid, SIGSTOP)

@@ -76,7 +76,7 @@ struct TamperingTests {
 
   /// Checks that `error` is a StateError naming `path` with `reason` in its text.
   static func expectNames(_ error: any Error, path: String, reason: String, _ label: String) {
-    guard let error = error as? StateError else {
+    guard let error = stateError(error) else {
       Issue.record("\(label): not a StateError: \(error)")
       return
     }

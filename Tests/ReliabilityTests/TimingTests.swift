@@ -1,4 +1,5 @@
 import LocalAuthCore
+import LocalAuthTesting
 import Testing
 
 /// In the core, a user without a passcode costs the same yescrypt work as a wrong passcode. (The module does not

@@ -1,5 +1,6 @@
 import Foundation
 import LocalAuthCore
+import LocalAuthTesting
 import Testing
 
 @testable import localauthctl

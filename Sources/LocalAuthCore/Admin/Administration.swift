@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import CSyscalls
 
 /// Why an administrative change was refused.
 public enum AdministrationError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -48,19 +44,19 @@ public struct Administration {
   }
 
   /// The user's record; an empty record when the user has no state file.
-  public func record(for user: UserName) throws -> UserRecord {
+  public func record(for user: UserName) throws(LocalAuthError) -> UserRecord {
     try store.load(user) ?? UserRecord()
   }
 
   /// Enrolls `template`; the domain state changes.
-  public func enroll(_ template: BiometricTemplate, for user: UserName) throws {
-    guard isValidItemName(template.name) else { throw AdministrationError.invalidName(template.name) }
-    try store.update(user) { record in
+  public func enroll(_ template: BiometricTemplate, for user: UserName) throws(LocalAuthError) {
+    guard isValidItemName(template.name) else { throw .administration(.invalidName(template.name)) }
+    try store.modify(user) { record throws(LocalAuthError) in
       guard !record.templates.contains(where: { $0.name == template.name }) else {
-        throw AdministrationError.alreadyEnrolled(template.name)
+        throw .administration(.alreadyEnrolled(template.name))
       }
       guard record.templates.filter({ $0.modality == template.modality }).count < template.modality.maximumEnrolled else {
-        throw AdministrationError.enrollmentFull(template.modality)
+        throw .administration(.enrollmentFull(template.modality))
       }
       record.templates.append(template)
       Self.changeEnrollment(&record)
@@ -68,10 +64,10 @@ public struct Administration {
   }
 
   /// Removes an enrolled item; the domain state changes (nil when nothing is left).
-  public func unenroll(_ name: String, for user: UserName) throws {
-    try store.update(user) { record in
+  public func unenroll(_ name: String, for user: UserName) throws(LocalAuthError) {
+    try store.modify(user) { record throws(LocalAuthError) in
       guard let index = record.templates.firstIndex(where: { $0.name == name }) else {
-        throw AdministrationError.notEnrolled(name)
+        throw .administration(.notEnrolled(name))
       }
       record.templates.remove(at: index)
       Self.changeEnrollment(&record)
@@ -79,13 +75,13 @@ public struct Administration {
   }
 
   /// Sets or replaces the user's passcode; counters and delays start over.
-  public func setPasscode(_ passcode: SecretBytes, for user: UserName) throws {
+  public func setPasscode(_ passcode: SecretBytes, for user: UserName) throws(LocalAuthError) {
     guard passcode.count >= settings.passcodeMinimumLength else {
-      throw AdministrationError.passcode(.tooShort(minimum: settings.passcodeMinimumLength))
+      throw .administration(.passcode(.tooShort(minimum: settings.passcodeMinimumLength)))
     }
     let hash: String
-    do { hash = try settings.hasher.hash(passcode) } catch { throw AdministrationError.passcode(error) }
-    try store.update(user) { record in
+    do { hash = try settings.hasher.hash(passcode) } catch { throw .administration(.passcode(error)) }
+    try store.modify(user) { record throws(LocalAuthError) in
       record.passcodeHash = hash
       record.passcodeFailures = 0
       record.lastWrongPasscodeHash = nil
@@ -94,8 +90,8 @@ public struct Administration {
   }
 
   /// Removes the user's passcode (biometry cannot be used without one).
-  public func removePasscode(for user: UserName) throws {
-    try store.update(user) { record in
+  public func removePasscode(for user: UserName) throws(LocalAuthError) {
+    try store.modify(user) { record throws(LocalAuthError) in
       record.passcodeHash = nil
       record.passcodeFailures = 0
       record.lastWrongPasscodeHash = nil
@@ -105,8 +101,8 @@ public struct Administration {
   }
 
   /// Clears failure counters and their history, lockout, delays and the reuse window (faillock --reset).
-  public func reset(_ user: UserName) throws {
-    try store.update(user) { record in
+  public func reset(_ user: UserName) throws(LocalAuthError) {
+    try store.modify(user) { record throws(LocalAuthError) in
       record.recentFailures = []
       record.biometricFailures = 0
       record.passcodeFailures = 0
@@ -117,9 +113,9 @@ public struct Administration {
   }
 
   /// Turns protection of a feature on or off for a user (the facade of seeds 000/002).
-  public func setFeature(_ feature: String, enabled: Bool, for user: UserName) throws {
-    guard isValidItemName(feature) else { throw AdministrationError.invalidName(feature) }
-    try store.update(user) { record in
+  public func setFeature(_ feature: String, enabled: Bool, for user: UserName) throws(LocalAuthError) {
+    guard isValidItemName(feature) else { throw .administration(.invalidName(feature)) }
+    try store.modify(user) { record throws(LocalAuthError) in
       if enabled { record.features.insert(feature) } else { record.features.remove(feature) }
     }
   }

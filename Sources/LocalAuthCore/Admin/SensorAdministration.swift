@@ -16,9 +16,9 @@ public struct SensorAdministration: Sendable {
   }
 
   /// Enrolls `user`'s own `item` from simulated captures; the domain state changes.
-  public func enroll(_ item: String, modality: Modality, for user: UserName, through admin: Administration) throws {
-    guard isValidItemName(item) else { throw AdministrationError.invalidName(item) }
-    let simulator = BiometricSimulator(worldSeed: try WorldSeed.load(stateRoot: stateRoot))
+  public func enroll(_ item: String, modality: Modality, for user: UserName, through admin: Administration) throws(LocalAuthError) {
+    guard isValidItemName(item) else { throw .administration(.invalidName(item)) }
+    let simulator = BiometricSimulator(worldSeed: try withStateErrors { () throws(StateError) in try WorldSeed.load(stateRoot: stateRoot) })
     var rng = SystemRandomNumberGenerator()
     let template = simulator.enroll(owner: user.value, item: item, modality: modality, at: clock.now(), using: &rng)
     try admin.enroll(template, for: user)
@@ -29,9 +29,9 @@ public struct SensorAdministration: Sendable {
   /// - Parameter quality: the capture quality from 0 to 1; nil draws a typical placement.
   public func capture(
     _ item: String, modality: Modality, quality: Double?, from owner: String? = nil, for user: UserName
-  ) throws -> SensorEvent {
-    guard isValidItemName(item) else { throw AdministrationError.invalidName(item) }
-    let simulator = BiometricSimulator(worldSeed: try WorldSeed.load(stateRoot: stateRoot))
+  ) throws(LocalAuthError) -> SensorEvent {
+    guard isValidItemName(item) else { throw .administration(.invalidName(item)) }
+    let simulator = BiometricSimulator(worldSeed: try withStateErrors { () throws(StateError) in try WorldSeed.load(stateRoot: stateRoot) })
     var rng = SystemRandomNumberGenerator()
     let identity = simulator.identity(owner: owner ?? user.value, item: item, modality: modality)
     let q = quality ?? BiometricSimulator.typicalQuality(using: &rng)
@@ -39,8 +39,8 @@ public struct SensorAdministration: Sendable {
   }
 
   /// The prompts waiting now, for `user` only when given.
-  public func waitingPrompts(for user: UserName? = nil) throws -> [PromptAnnouncement] {
-    try PromptRegistry(stateRoot: stateRoot).waiting(for: user)
+  public func waitingPrompts(for user: UserName? = nil) throws(LocalAuthError) -> [PromptAnnouncement] {
+    try withStateErrors { () throws(StateError) in try PromptRegistry(stateRoot: stateRoot).waiting(for: user) }
   }
 
   /// Presents `event` to the one prompt waiting for `user` (or to prompt `id`), and returns once that prompt
@@ -51,31 +51,36 @@ public struct SensorAdministration: Sendable {
   /// for the prompt to read it.
   public func present(
     _ event: SensorEvent, for user: UserName, prompt id: String? = nil, wait: Double = 0, readLimit: Double = 30
-  ) throws -> PromptAnnouncement {
+  ) throws(LocalAuthError) -> PromptAnnouncement {
     let registry = PromptRegistry(stateRoot: stateRoot)
-    try FileSyscalls.ensureDirectory(stateRoot)
-    try FileSyscalls.ensureDirectory(registry.folder)
+    try withStateErrors { () throws(StateError) in
+      try FileSyscalls.ensureDirectory(stateRoot)
+      try FileSyscalls.ensureDirectory(registry.folder)
+    }
     let end = clock.uptime() + max(wait, 0)
     // Wakes the wait as soon as a prompt is renamed into place.
     let watch = FolderWatch(registry.folder)
     while true {
       watch.drain()
-      let waiting = try registry.waiting(for: user)
+      let waiting = try withStateErrors { () throws(StateError) in try registry.waiting(for: user) }
       let chosen = id.map { id in waiting.filter { $0.id == id } } ?? waiting
-      if chosen.count > 1 { throw TouchDeliveryError.severalPrompts(user: user, waiting: chosen) }
+      if chosen.count > 1 { throw .touchDelivery(.severalPrompts(user: user, waiting: chosen)) }
       if let prompt = chosen.first {
         // The prompt may end between the listing and the write: its folder is gone then.
         if let file = try? registry.present(event, to: prompt.id, at: clock.now()) {
-          switch try registry.awaitDelivery(of: file, to: prompt, clock: clock, limit: readLimit) {
+          let delivery = try withStateErrors { () throws(StateError) in
+            try registry.awaitDelivery(of: file, to: prompt, clock: clock, limit: readLimit)
+          }
+          switch delivery {
           case .read: return prompt
           case .promptEnded:
-            guard id == nil, clock.uptime() < end else { throw TouchDeliveryError.promptEnded(id: prompt.id) }
+            guard id == nil, clock.uptime() < end else { throw .touchDelivery(.promptEnded(id: prompt.id)) }
           }
         }
       }
       if clock.uptime() >= end {
-        if let id { throw TouchDeliveryError.noSuchPrompt(id: id, user: user) }
-        throw TouchDeliveryError.noPrompt(user: user)
+        if let id { throw .touchDelivery(.noSuchPrompt(id: id, user: user)) }
+        throw .touchDelivery(.noPrompt(user: user))
       }
       clock.sleep(min(watch.descriptor >= 0 ? 0.25 : 0.02, end - clock.uptime()), wakingOn: watch.descriptor)
     }

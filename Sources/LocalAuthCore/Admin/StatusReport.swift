@@ -61,12 +61,12 @@ public struct StatusReport: Equatable, Sendable {
   public var passcodeRequired: Bool { passcodeRequirement != nil }
 
   /// The names of the enrolled items.
-  public var enrolledNames: [String] { enrolled.map(\.name) }
+  public var enrolledNames: [String] { enrolled.map { $0.name } }
 
   /// Reads `user`'s record and reports on it with the evaluator's own rules; state errors are thrown as they are.
   public static func load(
     _ user: UserName, dependencies: Dependencies, settings: EvaluationSettings
-  ) throws -> StatusReport {
+  ) throws(LocalAuthError) -> StatusReport {
     let record = try dependencies.store.load(user)
     let evaluator = PolicyEvaluator(dependencies: dependencies, settings: settings)
     let clock = dependencies.clock

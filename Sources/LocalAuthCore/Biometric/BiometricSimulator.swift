@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import CSyscalls
 
 /// Makes realistic simulated captures: each (owner, item) pair is a fixed random identity, and every
 /// capture adds sensor noise that grows as quality falls. The matcher never sees who presented.

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import CSyscalls
 
 /// The simulated matcher's geometry and its thresholds, derived from Apple's false-match rates.
 ///

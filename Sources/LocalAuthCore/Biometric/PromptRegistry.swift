@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import CSyscalls
 
 /// The biometric prompts that wait right now, one folder each: `<state>/prompts/<id>/` holds the announcement
 /// (`prompt`) and the events presented to that prompt (`*.event`).

@@ -48,7 +48,7 @@ public enum SensorEventFile {
         let raw = fields["features"]
       else { throw .corrupt(path: path, reason: "bad sample") }
       guard let features = FloatVectorText.decode(raw, dimension: MatcherCalibration.dimension),
-        features.allSatisfy(\.isFinite)
+        features.allSatisfy({ $0.isFinite })
       else { throw .corrupt(path: path, reason: "bad features") }
       event = .sample(BiometricSample(modality: modality, quality: quality, features: features))
     default: throw .corrupt(path: path, reason: "unknown kind")

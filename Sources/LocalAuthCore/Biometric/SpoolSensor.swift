@@ -1,3 +1,5 @@
+import CSyscalls
+
 /// The simulated sensor: each prompt announces itself in the state folder and reads only the events presented
 /// to it (`localauthctl touch`), waking as soon as one arrives (its doorbell rings).
 public final class SpoolSensor: BiometricSensor, @unchecked Sendable {
@@ -23,12 +25,17 @@ public final class SpoolSensor: BiometricSensor, @unchecked Sendable {
   /// The announcement of the prompt waiting for `user` in this process, if any.
   public func announcement(for user: UserName) -> PromptAnnouncement? { lock.withLock { open[user]?.announcement } }
 
-  public func openPrompt(for user: UserName, origin: RequestOrigin) throws {
+  public func openPrompt(for user: UserName, origin: RequestOrigin) throws(LocalAuthError) {
     guard let modality else { return }
     if lock.withLock({ open[user] != nil }) {
-      throw StateError.io(path: registry.folder, operation: "announce a second prompt for \(user) in", errno: 16)
+      throw .state(.io(path: registry.folder, operation: "announce a second prompt for \(user) in", errno: EBUSY))
     }
-    let announcement = try registry.announce(user: user, modality: modality, origin: origin, at: clock.now())
+    let announcement: PromptAnnouncement
+    do {
+      announcement = try registry.announce(user: user, modality: modality, origin: origin, at: clock.now())
+    } catch {
+      throw .state(error)
+    }
     let doorbell = PromptDoorbell(listeningAt: registry.doorbell(of: announcement.id))
     lock.withLock { open[user] = (announcement, doorbell) }
     log.log(
@@ -41,20 +48,24 @@ public final class SpoolSensor: BiometricSensor, @unchecked Sendable {
     registry.withdraw(entry.announcement.id)
   }
 
-  public func nextEvent(for user: UserName, deadline: WallTime) throws -> SensorEvent {
+  public func nextEvent(for user: UserName, deadline: WallTime) throws(LocalAuthError) -> SensorEvent {
     try nextEvent(for: user, deadline: deadline, cancellation: nil)
   }
 
   /// Waits for an event presented to this process's prompt for `user` until `deadline` (on `clock.uptime()`)
   /// or the caller's cancellation; without an announced prompt nothing can arrive.
-  public func nextEvent(for user: UserName, deadline: WallTime, cancellation: CancellationFlag?) throws -> SensorEvent {
+  public func nextEvent(for user: UserName, deadline: WallTime, cancellation: CancellationFlag?) throws(LocalAuthError) -> SensorEvent {
     guard let entry = lock.withLock({ open[user] }) else { return .timeout }
     while true {
       if cancellation?.isCancelled == true { return .timeout }
       entry.doorbell.drain()
-      if let event = try registry.take(from: entry.announcement.id, now: clock.now(), expiry: expiry, log: log) {
-        return event
+      let event: SensorEvent?
+      do {
+        event = try registry.take(from: entry.announcement.id, now: clock.now(), expiry: expiry, log: log)
+      } catch {
+        throw .state(error)
       }
+      if let event { return event }
       let left = deadline.seconds - clock.uptime()
       if left <= 0 { return .timeout }
       // The doorbell wakes the wait at once; the slice bounds how late a cancellation is seen.

@@ -1,12 +1,12 @@
 /// The simulated world's secret: a random number in `<state>/world-seed`, created on first use.
 public enum WorldSeed {
   /// Reads the seed, creating it if missing.
-  public static func load(stateRoot: String) throws -> UInt64 {
+  public static func load(stateRoot: String) throws(StateError) -> UInt64 {
     try FileSyscalls.ensureDirectory(stateRoot)
     let path = stateRoot + "/world-seed"
     if let bytes = try FileSyscalls.readTrustedFile(path, limit: 64) {
       let text = String(decoding: bytes, as: UTF8.self).trimmingWhitespace()
-      guard let seed = UInt64(text, radix: 16) else { throw StateError.corrupt(path: path, reason: "not a hexadecimal number") }
+      guard let seed = UInt64(text, radix: 16) else { throw .corrupt(path: path, reason: "not a hexadecimal number") }
       return seed
     }
     var rng = SystemRandomNumberGenerator()

@@ -60,30 +60,28 @@ public enum OptionParser {
 
   /// Parses module arguments; `readFile` returns a file's text or nil when it does not exist.
   public static func parse(
-    arguments: [String], readFile: (String) throws -> String?
-  ) throws -> Parsed {
-    guard arguments.count <= maximumEntries else { throw ConfigError.tooLarge(what: "more than \(maximumEntries) arguments") }
+    arguments: [String], readFile: (String) throws(ConfigFileProblem) -> String?
+  ) throws(ConfigError) -> Parsed {
+    guard arguments.count <= maximumEntries else { throw .tooLarge(what: "more than \(maximumEntries) arguments") }
     var options = Options()
     var warnings: [String] = []
     let explicit = arguments.last(where: { $0.hasPrefix("conf=") }).map { String($0.dropFirst(5)) }
     let path = explicit ?? Options.defaultConfigPath
-    if explicit == "" { throw ConfigError.invalid(key: "conf", value: "", expected: "an absolute path") }
+    if explicit == "" { throw .invalid(key: "conf", value: "", expected: "an absolute path") }
     if let explicit, !explicit.hasPrefix("/") {
-      throw ConfigError.invalid(key: "conf", value: explicit, expected: "an absolute path")
+      throw .invalid(key: "conf", value: explicit, expected: "an absolute path")
     }
     let text: String?
     do {
       text = try readFile(path)
-    } catch let error as StateError {
-      // The message names the path once: "Cannot read configuration file P: it is a symbolic link."
-      throw ConfigError.unreadable(path: path, reason: error.clause)
     } catch {
-      throw ConfigError.unreadable(path: path, reason: "\(error)")
+      // The message names the path once: "Cannot read configuration file P: it is a symbolic link."
+      throw .unreadable(path: path, reason: error.description)
     }
     if let text {
       try apply(numberedFileLines(text), to: &options, warnings: &warnings, source: .file(path))
     } else if explicit != nil {
-      throw ConfigError.unreadable(path: path, reason: "it does not exist")
+      throw .unreadable(path: path, reason: "it does not exist")
     }
     let entries = arguments.filter { !$0.hasPrefix("conf=") }.map { Entry(text: $0, line: 0) }
     try apply(entries, to: &options, warnings: &warnings, source: .arguments)
@@ -109,11 +107,11 @@ public enum OptionParser {
   ///
   /// Works on the UTF-8 bytes: lines end at "\n" (so "\r\n" files work), and only ASCII blanks are trimmed,
   /// which keeps the module's start-up free of Unicode grapheme and scalar machinery.
-  public static func fileLines(_ text: String) throws -> [String] { try numberedFileLines(text).map(\.text) }
+  public static func fileLines(_ text: String) throws(ConfigError) -> [String] { try numberedFileLines(text).map { $0.text } }
 
   /// `fileLines(_:)` with each entry's line number, for messages that must not repeat the line.
-  static func numberedFileLines(_ text: String) throws -> [Entry] {
-    guard text.utf8.count <= maximumFileSize else { throw ConfigError.tooLarge(what: "file larger than \(maximumFileSize) bytes") }
+  static func numberedFileLines(_ text: String) throws(ConfigError) -> [Entry] {
+    guard text.utf8.count <= maximumFileSize else { throw .tooLarge(what: "file larger than \(maximumFileSize) bytes") }
     var entries: [Entry] = []
     var text = text
     text.withUTF8 { bytes in
@@ -145,7 +143,7 @@ public enum OptionParser {
         entries.append(Entry(text: string(trimmed(line.lowerBound..<eq)) + "=" + string(value), line: number))
       }
     }
-    guard entries.count <= maximumEntries else { throw ConfigError.tooLarge(what: "more than \(maximumEntries) lines") }
+    guard entries.count <= maximumEntries else { throw .tooLarge(what: "more than \(maximumEntries) lines") }
     return entries
   }
 
@@ -155,10 +153,10 @@ public enum OptionParser {
   }
 
   /// Applies entries in order through the option table.
-  static func apply(_ entries: [Entry], to options: inout Options, warnings: inout [String], source: Source) throws {
+  static func apply(_ entries: [Entry], to options: inout Options, warnings: inout [String], source: Source) throws(ConfigError) {
     for numbered in entries {
       let entry = numbered.text
-      guard entry.utf8.count <= maximumEntryLength else { throw ConfigError.tooLarge(what: "an entry longer than \(maximumEntryLength) bytes") }
+      guard entry.utf8.count <= maximumEntryLength else { throw .tooLarge(what: "an entry longer than \(maximumEntryLength) bytes") }
       let key: String
       let value: String?
       if let eq = entry.firstIndex(of: "=") {
@@ -187,7 +185,7 @@ public enum OptionParser {
         throw invalid(value, spec.takesValue ? spec.expected : "no value, or a boolean")
       }
       if spec.takesValue {
-        guard let value else { throw ConfigError.missingValue(key: key) }
+        guard let value else { throw .missingValue(key: key) }
         guard spec.apply(&options, value) else { throw invalid(value, spec.expected) }
       } else {
         guard value == nil || boolean(value!) != nil else { throw invalid(value!, "no value, or a boolean") }

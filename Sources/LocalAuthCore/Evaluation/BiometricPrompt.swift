@@ -26,7 +26,7 @@ struct BiometricPrompt {
   let matcher = SimulatedMatcher()
 
   /// Announces the prompt to the sensor for the duration of `body`: only events presented to it reach it.
-  func presented<T>(_ body: () throws -> T) throws -> T {
+  func presented<T>(_ body: () throws(LocalAuthError) -> T) throws(LocalAuthError) -> T {
     try dependencies.sensor.openPrompt(for: request.user, origin: request.origin)
     defer { dependencies.sensor.closePrompt(for: request.user) }
     return try body()
@@ -37,7 +37,7 @@ struct BiometricPrompt {
     WallTime(seconds: dependencies.clock.uptime() + settings.sensorTimeout)
   }
 
-  func run() throws -> BiometricPromptResult {
+  func run() throws(LocalAuthError) -> BiometricPromptResult {
     let user = request.user
     let prompter = dependencies.prompter
     let origin = request.origin
@@ -77,7 +77,7 @@ struct BiometricPrompt {
         case .noMatch:
           failures += 1
           let failure = FailureEntry(at: dependencies.clock.now(), kind: .biometric, origin: origin)
-          let total = try dependencies.store.update(user) { record -> Int in
+          let total = try updateRecord(in: dependencies.store, user) { record throws(LocalAuthError) -> Int in
             record.biometricFailures += 1
             record.noteFailure(failure)
             return record.biometricFailures
@@ -101,7 +101,7 @@ struct BiometricPrompt {
   ///
   /// Face ID "stops trying" after two failures (LOCALAUTH.md §1.1), so captures are ignored here; a wait
   /// that times out is a system cancel, like every other sensor wait.
-  func awaitButtons() throws -> BiometricPromptResult {
+  func awaitButtons() throws(LocalAuthError) -> BiometricPromptResult {
     let fallback = request.effectiveFallbackTitle ?? "Enter Password"
     try dependencies.prompter.info("Face not recognized. Choose \"\(request.effectiveCancelTitle)\" or \"\(fallback)\".")
     let deadline = nextDeadline()
@@ -123,11 +123,11 @@ struct BiometricPrompt {
   }
 
   /// Records a match under the user's lock; false when biometry got locked out meanwhile.
-  private func recordMatch(_ name: String) throws -> Bool {
+  private func recordMatch(_ name: String) throws(LocalAuthError) -> Bool {
     let clock = dependencies.clock
     let threshold = settings.lockoutThreshold
     let origin = request.origin
-    let recorded = try dependencies.store.update(request.user) { record -> Bool in
+    let recorded = try updateRecord(in: dependencies.store, request.user) { record throws(LocalAuthError) -> Bool in
       guard !record.isBiometryLockedOut(threshold: threshold) else { return false }
       let now = clock.now()
       record.biometricFailures = 0

@@ -97,7 +97,13 @@ public final class CancellationFlag: @unchecked Sendable {
 }
 
 /// Mistakes of the calling program, not of the user (Apple raises NSInvalidArgumentException for these).
-public enum UsageError: Error, Equatable, Sendable {
+public enum UsageError: Error, Equatable, Sendable, CustomStringConvertible {
   /// `localizedReason` was empty.
   case emptyReason
+
+  public var description: String {
+    switch self {
+    case .emptyReason: "the reason shown to the user is empty"
+    }
+  }
 }

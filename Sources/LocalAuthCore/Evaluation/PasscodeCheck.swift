@@ -14,14 +14,14 @@ struct PasscodeCheck {
   /// The record the evaluation read just before, when no prompt ran since; nil reads it again.
   var fresh: UserRecord? = nil
 
-  func run() throws -> EvaluationOutcome {
+  func run() throws(LocalAuthError) -> EvaluationOutcome {
     let user = request.user
     let clock = dependencies.clock
     // The delay is enforced before the user types anything, and again under the lock below.
     // Compared as !(now >= next) on the raw seconds, so that a clock reading that is not a number keeps the
     // delay (WallTime's derived >= is !(<), which a NaN would pass).
     // The check under the lock is the one that counts, so a record read a moment ago is good enough here.
-    let record = try fresh ?? dependencies.store.load(user)
+    let record = if let fresh { fresh } else { try dependencies.store.load(user) }
     if let next = record?.passcodeNextAllowed, !(clock.now().seconds >= next.seconds) {
       return try refuseDelayed(until: next)
     }
@@ -70,11 +70,11 @@ struct PasscodeCheck {
   /// no other prompt and no `localauthctl reset`. The attempt is counted before the hash, as a failure with the
   /// delay that count brings, so killing the process mid-hash does not undo it and attempts made in parallel
   /// are slowed as well; success then clears the counters, and a repeated identical wrong entry is refunded.
-  func check(_ secret: SecretBytes) throws -> PasscodeVerdict {
+  func check(_ secret: SecretBytes) throws(LocalAuthError) -> PasscodeVerdict {
     let clock = dependencies.clock
     let hasher = settings.hasher
     let schedule = settings.delaySchedule
-    let charge = try dependencies.store.update(request.user) { record -> Charge in
+    let charge = try updateRecord(in: dependencies.store, request.user) { record throws(LocalAuthError) -> Charge in
       let now = clock.now()
       if let next = record.passcodeNextAllowed, !(now.seconds >= next.seconds) { return .stop(.delayed(until: next)) }
       guard let stored = record.passcodeHash else { return .stop(.notSet) }
@@ -95,7 +95,7 @@ struct PasscodeCheck {
     }
     // A passcode that is too long or holds a NUL can never match; it is refused before hashing.
     let computed = try? hasher.rehash(secret, like: stored)
-    return try dependencies.store.update(request.user) { record -> PasscodeVerdict in
+    return try updateRecord(in: dependencies.store, request.user) { record throws(LocalAuthError) -> PasscodeVerdict in
       // A passcode set or removed meanwhile is never matched against an entry checked with the old one.
       guard let current = record.passcodeHash else { return .notSet }
       guard current == stored else { return .wrong(failures: record.passcodeFailures, repeated: false, delayUntil: nil) }
@@ -125,7 +125,7 @@ struct PasscodeCheck {
     }
   }
 
-  private func refuseDelayed(until next: WallTime) throws -> EvaluationOutcome {
+  private func refuseDelayed(until next: WallTime) throws(LocalAuthError) -> EvaluationOutcome {
     let left = next.since(dependencies.clock.now())
     dependencies.log.log(
       .notice, "Passcode entry for user \(request.user) refused: delayed for \(wholeSeconds(left)) more seconds.")

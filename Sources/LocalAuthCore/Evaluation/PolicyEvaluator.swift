@@ -15,13 +15,13 @@ public struct PolicyEvaluator {
   }
 
   /// The biometry status for `user` now.
-  public func biometryStatus(for user: UserName, remote: Bool = false) throws -> BiometryStatus {
+  public func biometryStatus(for user: UserName, remote: Bool = false) throws(LocalAuthError) -> BiometryStatus {
     let record = try dependencies.store.load(user) ?? UserRecord()
     return status(of: record, remote: remote)
   }
 
   /// Checks whether `policy` can be evaluated for `user` now; nil when it can (canEvaluatePolicy).
-  public func canEvaluate(_ policy: AuthPolicy, for user: UserName, remote: Bool = false) throws -> AuthErrorCode? {
+  public func canEvaluate(_ policy: AuthPolicy, for user: UserName, remote: Bool = false) throws(LocalAuthError) -> AuthErrorCode? {
     let record = try dependencies.store.load(user) ?? UserRecord()
     switch policy {
     case .deviceOwnerAuthenticationWithBiometrics:
@@ -36,8 +36,8 @@ public struct PolicyEvaluator {
   }
 
   /// Evaluates `request`; throws `UsageError` for an empty reason, and state or prompt errors as they come.
-  public func evaluate(_ request: EvaluationRequest) throws -> EvaluationOutcome {
-    guard !request.reason.isEmpty else { throw UsageError.emptyReason }
+  public func evaluate(_ request: EvaluationRequest) throws(LocalAuthError) -> EvaluationOutcome {
+    guard !request.reason.isEmpty else { throw .usage(.emptyReason) }
     let user = request.user
     let log = dependencies.log
     let record = try dependencies.store.load(user) ?? UserRecord()
@@ -66,7 +66,7 @@ public struct PolicyEvaluator {
       guard case .usable(let modality) = biometry else { return finish(.failure(.biometryNotAvailable, .none), request) }
       let prompt = BiometricPrompt(
         dependencies: dependencies, settings: settings, request: request, modality: modality, templates: record.templates)
-      let result = try prompt.presented {
+      let result = try prompt.presented { () throws(LocalAuthError) in
         let first = try prompt.run()
         guard first == .exhausted && modality == .faceID && request.effectiveFallbackTitle != nil else { return first }
         return try prompt.awaitButtons()
@@ -95,7 +95,7 @@ public struct PolicyEvaluator {
         fresh = nil  // the prompt may take long and another process may count a failure meanwhile
         let prompt = BiometricPrompt(
           dependencies: dependencies, settings: settings, request: request, modality: modality, templates: record.templates)
-        switch try prompt.presented({ try prompt.run() }) {
+        switch try prompt.presented({ () throws(LocalAuthError) in try prompt.run() }) {
         case .matched: return finish(.success(.biometry), request)
         case .cancel: return finish(.failure(.userCancel, .none), request)
         case .timeout: return finish(.failure(.systemCancel, .none), request)
@@ -112,13 +112,13 @@ public struct PolicyEvaluator {
   }
 
   /// The user's opaque enrollment state (evaluatedPolicyDomainState); nil when nothing is enrolled (§8).
-  public func domainState(for user: UserName) throws -> String? {
+  public func domainState(for user: UserName) throws(LocalAuthError) -> String? {
     try dependencies.store.load(user)?.domainState
   }
 
   /// Ends `user`'s reuse window (logout must end it: seed 003's Face ID login loop).
-  public func endReuseWindow(for user: UserName) throws {
-    try dependencies.store.update(user) { record in record.reuse = nil }
+  public func endReuseWindow(for user: UserName) throws(LocalAuthError) {
+    try dependencies.store.modify(user) { record throws(LocalAuthError) in record.reuse = nil }
   }
 
   private func status(of record: UserRecord, remote: Bool) -> BiometryStatus {

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import CSyscalls
 
 /// Who asks for an evaluation and from where: named on the prompt, stamped on failures, and the scope of the
 /// reuse window (docs/RULES.md, rule 7).

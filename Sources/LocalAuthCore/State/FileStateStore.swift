@@ -26,43 +26,60 @@ public final class FileStateStore: StateStore {
   /// The path of a user's record.
   public func recordPath(_ user: UserName) -> String { usersDirectory + "/" + user.value }
 
-  public func load(_ user: UserName) throws -> UserRecord? {
-    guard try checkLayout(creating: false) else { return nil }
-    return try read(user)
-  }
-
-  public func update<T>(_ user: UserName, _ body: (inout UserRecord) throws -> T) throws -> T {
-    _ = try checkLayout(creating: true)
-    let lock = try FileSyscalls.lockExclusive(locksDirectory + "/" + user.value)
-    defer { lock.release() }
-    let original = try read(user)
-    var record = original ?? UserRecord()
-    let result = try body(&record)
-    if record != original {
-      // RecordDurability.swift: a write that only records a success need not wait for the folder's flush.
-      let flushFolder = !(original.map { record.onlyRecordsSuccess(over: $0) } ?? false)
-      try FileSyscalls.atomicWrite(
-        StateCodec.encode(record), directory: usersDirectory, name: user.value, temporaryName: "." + user.value + ".tmp",
-        flushFolder: flushFolder)
-    }
-    return result
-  }
-
-  public func remove(_ user: UserName) throws {
-    guard try checkLayout(creating: false) else { return }
-    let lock = try FileSyscalls.lockExclusive(locksDirectory + "/" + user.value)
-    defer { lock.release() }
-    try FileSyscalls.remove(recordPath(user))
-  }
-
-  public func users() throws -> [UserName] {
-    guard try checkLayout(creating: false) else { return [] }
-    return try FileSyscalls.listDirectory(usersDirectory).compactMap { name in
-      name.hasPrefix(".") ? nil : try? UserName(name)
+  public func load(_ user: UserName) throws(LocalAuthError) -> UserRecord? {
+    do {
+      guard try checkLayout(creating: false) else { return nil }
+      return try read(user)
+    } catch {
+      throw .state(error)
     }
   }
 
-  private func read(_ user: UserName) throws -> UserRecord? {
+  public func modify(_ user: UserName, _ body: (inout UserRecord) throws(LocalAuthError) -> Void) throws(LocalAuthError) {
+    var refusal: LocalAuthError?
+    do throws(StateError) {
+      _ = try checkLayout(creating: true)
+      let lock = try FileSyscalls.lockExclusive(locksDirectory + "/" + user.value)
+      defer { lock.release() }
+      let original = try read(user)
+      var record = original ?? UserRecord()
+      do { try body(&record) } catch { refusal = error }
+      if refusal == nil, record != original {
+        // RecordDurability.swift: a write that only records a success need not wait for the folder's flush.
+        let flushFolder = !(original.map { record.onlyRecordsSuccess(over: $0) } ?? false)
+        try FileSyscalls.atomicWrite(
+          StateCodec.encode(record), directory: usersDirectory, name: user.value, temporaryName: "." + user.value + ".tmp",
+          flushFolder: flushFolder)
+      }
+    } catch {
+      throw .state(error)
+    }
+    if let refusal { throw refusal }
+  }
+
+  public func remove(_ user: UserName) throws(LocalAuthError) {
+    do {
+      guard try checkLayout(creating: false) else { return }
+      let lock = try FileSyscalls.lockExclusive(locksDirectory + "/" + user.value)
+      defer { lock.release() }
+      try FileSyscalls.remove(recordPath(user))
+    } catch {
+      throw .state(error)
+    }
+  }
+
+  public func users() throws(LocalAuthError) -> [UserName] {
+    do {
+      guard try checkLayout(creating: false) else { return [] }
+      return try FileSyscalls.listDirectory(usersDirectory).compactMap { name in
+        name.hasPrefix(".") ? nil : try? UserName(name)
+      }
+    } catch {
+      throw .state(error)
+    }
+  }
+
+  private func read(_ user: UserName) throws(StateError) -> UserRecord? {
     let path = recordPath(user)
     guard let bytes = try FileSyscalls.readTrustedFile(path, limit: StateCodec.maximumSize) else { return nil }
     if let last = lastDecodedLock.withLock({ lastDecoded }), last.path == path, last.bytes == bytes { return last.record }

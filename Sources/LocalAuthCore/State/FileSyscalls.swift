@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import CSyscalls
 
 // The only file in LocalAuthCore that calls libc's file functions (swift-system's Syscalls.swift style):
 // every open is O_NOFOLLOW|O_CLOEXEC, every owner and mode is checked, EINTR is retried here and nowhere else.
@@ -34,7 +30,7 @@ func retryingSyscall(_ operation: String, _ path: String, _ call: () -> Int32) t
   while true {
     let result = call()
     if result != -1 { return result }
-    let code = errno
+    let code = currentErrno
     if code == EINTR { continue }
     if code == EACCES || code == EPERM { throw .permissionDenied(path: path) }
     throw .io(path: path, operation: operation, errno: code)
@@ -61,7 +57,7 @@ public enum FileSyscalls {
     var st = stat()
     try retryingSyscall("stat", path) { fstat(fd, &st) }
     return Status(
-      isDirectory: (st.st_mode & S_IFMT) == S_IFDIR, isRegular: (st.st_mode & S_IFMT) == S_IFREG,
+      isDirectory: st.kind == .directory, isRegular: st.kind == .regular,
       owner: st.st_uid, mode: st.st_mode & 0o7777, size: Int(st.st_size), linkCount: Int(st.st_nlink))
   }
 
@@ -82,16 +78,16 @@ public enum FileSyscalls {
   static func openNoFollow(_ path: String, flags: Int32, mode: mode_t = 0o600) throws(StateError) -> Int32? {
     if let code = injectedFault("open", path) { throw .io(path: path, operation: "open", errno: code) }
     while true {
-      let fd = open(path, flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, mode)
+      let fd = csyscalls_open(path, flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, mode)
       if fd >= 0 { return fd }
-      switch errno {
+      switch currentErrno {
       case EINTR: continue
       case ENOENT: return nil
       case ELOOP: throw .insecure(path: path, reason: "it is a symbolic link")
       case ENOTDIR where flags & O_DIRECTORY != 0:
         // O_DIRECTORY is checked before O_NOFOLLOW: a link to a folder fails with ENOTDIR, not ELOOP.
         var st = stat()
-        let isLink = lstat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFLNK
+        let isLink = lstat(path, &st) == 0 && st.kind == .symbolicLink
         throw .insecure(path: path, reason: isLink ? "it is a symbolic link" : "it is not a directory")
       case EACCES, EPERM: throw .permissionDenied(path: path)
       case let code: throw .io(path: path, operation: "open", errno: code)
@@ -128,8 +124,8 @@ public enum FileSyscalls {
       while true {
         count = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, $0.count - filled) }
         if count >= 0 { break }
-        if errno == EINTR { continue }
-        throw .io(path: path, operation: "read", errno: errno)
+        if currentErrno == EINTR { continue }
+        throw .io(path: path, operation: "read", errno: currentErrno)
       }
       if count == 0 {
         bytes.removeLast(bytes.count - filled)
@@ -154,8 +150,8 @@ public enum FileSyscalls {
   /// Creates a folder with `mode` if it is missing, then checks it is trusted.
   public static func ensureDirectory(_ path: String, mode: mode_t = 0o700) throws(StateError) {
     if let code = injectedFault("mkdir", path) { throw .io(path: path, operation: "create", errno: code) }
-    if mkdir(path, mode) != 0 && errno != EEXIST {
-      let code = errno
+    if mkdir(path, mode) != 0 && currentErrno != EEXIST {
+      let code = currentErrno
       if code == EACCES || code == EPERM { throw .permissionDenied(path: path) }
       throw .io(path: path, operation: "create", errno: code)
     }
@@ -183,13 +179,13 @@ public enum FileSyscalls {
     var written = 0
     var isOpen = true
     defer { if isOpen { close(fd) } }
-    do {
-      if let code = injectedFault("write", temporary) { throw StateError.io(path: temporary, operation: "write", errno: code) }
+    do throws(StateError) {
+      if let code = injectedFault("write", temporary) { throw .io(path: temporary, operation: "write", errno: code) }
       while written < bytes.count {
         let count = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
         if count < 0 {
-          if errno == EINTR { continue }
-          throw StateError.io(path: temporary, operation: "write", errno: errno)
+          if currentErrno == EINTR { continue }
+          throw .io(path: temporary, operation: "write", errno: currentErrno)
         }
         written += count
       }
@@ -197,12 +193,9 @@ public enum FileSyscalls {
       close(fd)
       isOpen = false
       try retryingSyscall("rename", target) { rename(temporary, target) }
-    } catch let error as StateError {
-      unlink(temporary)
-      throw error
     } catch {
       unlink(temporary)
-      throw .io(path: temporary, operation: "write", errno: EIO)
+      throw error
     }
     if flushFolder { try syncDirectory(directory) }
   }
@@ -217,8 +210,8 @@ public enum FileSyscalls {
   /// Removes a file; a missing file is not an error.
   public static func remove(_ path: String) throws(StateError) {
     if let code = injectedFault("unlink", path) { throw .io(path: path, operation: "unlink", errno: code) }
-    if unlink(path) != 0 && errno != ENOENT {
-      let code = errno
+    if unlink(path) != 0 && currentErrno != ENOENT {
+      let code = currentErrno
       if code == EACCES || code == EPERM { throw .permissionDenied(path: path) }
       throw .io(path: path, operation: "remove", errno: code)
     }
@@ -228,7 +221,7 @@ public enum FileSyscalls {
   public static func listDirectory(_ path: String) throws(StateError) -> [String] {
     if let code = injectedFault("list", path) { throw .io(path: path, operation: "list", errno: code) }
     guard let dir = opendir(path) else {
-      let code = errno
+      let code = currentErrno
       if code == ENOENT { return [] }
       if code == EACCES || code == EPERM { throw .permissionDenied(path: path) }
       throw .io(path: path, operation: "list", errno: code)
@@ -253,17 +246,14 @@ public enum FileSyscalls {
     guard let fd = try openNoFollow(path, flags: O_RDWR | O_CREAT, mode: 0o600) else {
       throw .io(path: path, operation: "create", errno: ENOENT)
     }
-    do {
+    do throws(StateError) {
       let status = try status(of: fd, path: path)
-      guard status.isRegular else { throw StateError.insecure(path: path, reason: "it is not a regular file") }
+      guard status.isRegular else { throw .insecure(path: path, reason: "it is not a regular file") }
       try checkTrusted(status, path: path)
       try waitForLock(fd, path: path, seconds: seconds)
-    } catch let error as StateError {
-      close(fd)
-      throw error
     } catch {
       close(fd)
-      throw .io(path: path, operation: "lock", errno: EIO)
+      throw error
     }
     return FileLock(fd: fd)
   }
@@ -278,7 +268,7 @@ public enum FileSyscalls {
     var pause: Double = 0.001
     while true {
       if flock(fd, LOCK_EX | LOCK_NB) == 0 { return }
-      let code = errno
+      let code = currentErrno
       switch code {
       case EINTR: continue
       case EAGAIN: break  // EWOULDBLOCK on Linux: another open file description holds the lock
@@ -292,7 +282,7 @@ public enum FileSyscalls {
       let nap = min(pause, left)
       var request = timespec(tv_sec: 0, tv_nsec: Int(nap * 1e9))
       var remaining = timespec()
-      while nanosleep(&request, &remaining) == -1 && errno == EINTR { request = remaining }
+      while nanosleep(&request, &remaining) == -1 && currentErrno == EINTR { request = remaining }
       pause = min(pause * 2, 0.02)
     }
   }

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import CSyscalls
 
 // Part of the FileSyscalls fence (FileSyscalls.swift): the folder operations the prompt registry needs —
 // create exactly once, claim a file exactly once, remove a folder, a prompt's doorbell, and folder watches.
@@ -11,7 +7,7 @@ extension FileSyscalls {
   /// Creates a root-owned folder with `mode`; false when it already exists (nothing is checked then).
   public static func createDirectory(_ path: String, mode: mode_t = 0o700) throws(StateError) -> Bool {
     if mkdir(path, mode) != 0 {
-      let code = errno
+      let code = currentErrno
       if code == EEXIST { return false }
       if code == EACCES || code == EPERM { throw .permissionDenied(path: path) }
       throw .io(path: path, operation: "create", errno: code)
@@ -24,7 +20,7 @@ extension FileSyscalls {
   /// exactly one gets true.
   public static func claim(_ path: String) throws(StateError) -> Bool {
     if unlink(path) == 0 { return true }
-    let code = errno
+    let code = currentErrno
     if code == ENOENT { return false }
     if code == EACCES || code == EPERM { throw .permissionDenied(path: path) }
     throw .io(path: path, operation: "remove", errno: code)
@@ -46,7 +42,7 @@ extension FileSyscalls {
   /// Removes an empty folder; true when it is gone, false when it is not empty.
   public static func removeDirectory(_ path: String) throws(StateError) -> Bool {
     if rmdir(path) == 0 { return true }
-    let code = errno
+    let code = currentErrno
     if code == ENOENT { return true }
     if code == ENOTEMPTY || code == EEXIST { return false }
     if code == EACCES || code == EPERM { throw .permissionDenied(path: path) }
@@ -75,7 +71,7 @@ public final class PromptDoorbell {
 
   /// Makes the FIFO at `path` (root's, 0600); false when it already exists.
   public static func install(_ path: String) throws(StateError) {
-    if mkfifo(path, 0o600) != 0 { throw .io(path: path, operation: "create", errno: errno) }
+    if mkfifo(path, 0o600) != 0 { throw .io(path: path, operation: "create", errno: currentErrno) }
   }
 
   /// Opens the doorbell at `path` to listen. Read-write, so that the FIFO always has a writer and never reports
@@ -102,10 +98,10 @@ public final class PromptDoorbell {
   deinit { if descriptor >= 0 { close(descriptor) } }
 
   private static func open(_ path: String, flags: Int32) -> Int32? {
-    let fd = Glibc.open(path, flags | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY)
+    let fd = csyscalls_open(path, flags | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0)
     guard fd >= 0 else { return nil }
     var info = stat()
-    guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFIFO, info.st_uid == trustedOwner, info.st_mode & 0o077 == 0
+    guard fstat(fd, &info) == 0, info.kind == .fifo, info.st_uid == trustedOwner, info.st_mode & 0o077 == 0
     else {
       close(fd)
       return nil

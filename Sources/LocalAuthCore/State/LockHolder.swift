@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import CSyscalls
 
 /// The process that holds a flock, as /proc/locks and /proc/PID/comm tell it, for messages that say who blocks whom.
 public struct LockHolder: Equatable, Sendable, CustomStringConvertible {
@@ -36,7 +32,7 @@ public struct LockHolder: Equatable, Sendable, CustomStringConvertible {
   /// The process holding a flock on the file at `path` (not followed if it is a link); nil when none is seen.
   public static func find(forLockAt path: String) -> LockHolder? {
     var st = stat()
-    guard lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return nil }
+    guard lstat(path, &st) == 0, st.kind == .regular else { return nil }
     return find(device: UInt64(st.st_dev), inode: UInt64(st.st_ino))
   }
 

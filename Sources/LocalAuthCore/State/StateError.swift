@@ -29,7 +29,7 @@ public enum StateError: Error, Equatable, Sendable, CustomStringConvertible {
     case .io(_, let operation, let code): "\(operation) failed: \(errnoDescription(code))"
     case .tooLarge(_, let limit): "it is larger than \(limit) bytes"
     case .lockTimeout(_, let seconds, let holder):
-      "it stayed locked for \(seconds) seconds by \(holder.map(\.description) ?? "another process")"
+      "it stayed locked for \(seconds) seconds by \(holder.map { $0.description } ?? "another process")"
     }
   }
 
@@ -44,7 +44,7 @@ public enum StateError: Error, Equatable, Sendable, CustomStringConvertible {
     case .tooLarge(let path, let limit): "The state file \(path) is larger than \(limit) bytes."
     case .lockTimeout(let path, let seconds, let holder):
       "Timed out after \(seconds) seconds waiting for \(Self.lockName(path)) held by "
-        + "\(holder.map(\.description) ?? "another process")."
+        + "\(holder.map { $0.description } ?? "another process")."
     }
   }
 

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import CSyscalls
 
 // Part of the FileSyscalls fence (FileSyscalls.swift): the folders above the state folder. Checking the state
 // folder alone is not enough: whoever may rename entries in a folder above it can move the whole tree aside
@@ -26,7 +22,7 @@ extension FileSyscalls {
     if !path.hasPrefix("/") {
       var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
       guard getcwd(&buffer, buffer.count) != nil else {
-        throw .io(path: path, operation: "find the folder of", errno: errno)
+        throw .io(path: path, operation: "find the folder of", errno: currentErrno)
       }
       let folder = String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
       start = folder + "/" + path
@@ -45,11 +41,11 @@ extension FileSyscalls {
       let next = current + "/" + name
       var st = stat()
       guard lstat(next, &st) == 0 else {
-        if errno == ENOENT { return }
-        if errno == EACCES { throw .permissionDenied(path: next) }
-        throw .io(path: next, operation: "stat", errno: errno)
+        if currentErrno == ENOENT { return }
+        if currentErrno == EACCES { throw .permissionDenied(path: next) }
+        throw .io(path: next, operation: "stat", errno: currentErrno)
       }
-      if (st.st_mode & S_IFMT) == S_IFLNK {
+      if st.kind == .symbolicLink {
         guard st.st_uid == trustedOwner else {
           throw .insecure(
             path: next, reason: "it is above the state folder and is a symbolic link owned by uid \(st.st_uid), not root")
@@ -63,7 +59,7 @@ extension FileSyscalls {
         pending = ArraySlice(components(target) + pending)
         continue
       }
-      guard (st.st_mode & S_IFMT) == S_IFDIR else {
+      guard st.kind == .directory else {
         throw .insecure(path: next, reason: "it is above the state folder and is not a directory")
       }
       try checkAncestor(st, path: next)
@@ -74,7 +70,7 @@ extension FileSyscalls {
   /// Checks the root folder itself.
   private static func checkAncestor(_ path: String) throws(StateError) {
     var st = stat()
-    guard lstat(path, &st) == 0 else { throw .io(path: path, operation: "stat", errno: errno) }
+    guard lstat(path, &st) == 0 else { throw .io(path: path, operation: "stat", errno: currentErrno) }
     try checkAncestor(st, path: path)
   }
 

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import CSyscalls
 
 /// The source of time and boot identity for every rule that depends on them.
 public protocol AuthClock: AnyObject, Sendable {
@@ -57,7 +53,7 @@ public final class SystemClock: AuthClock {
     let seconds = min(seconds, 1e9)  // Int(_:) traps beyond Int; no caller waits anywhere near 31 years
     var request = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - Double(Int(seconds))) * 1e9))
     var remaining = timespec()
-    while nanosleep(&request, &remaining) == -1 && errno == EINTR { request = remaining }
+    while nanosleep(&request, &remaining) == -1 && currentErrno == EINTR { request = remaining }
   }
 }
 
@@ -97,26 +93,3 @@ extension SystemClock {
 /// several times (biometry status, reuse window, the success it records). nil when unreadable: `bootID()` then
 /// draws a new random id at every call.
 private let kernelBootID: String? = SystemClock.readBootID(at: SystemClock.bootIDPath)
-
-/// A clock that moves only when told to: tests advance it instead of sleeping.
-public final class ManualClock: AuthClock, @unchecked Sendable {
-  private let lock = Mutex()
-  private var current: WallTime
-  private var boot: String
-
-  /// Creates a clock at `start` with boot id `boot`.
-  public init(start: WallTime = WallTime(seconds: 1_800_000_000), boot: String = "boot-1") {
-    self.current = start
-    self.boot = boot
-  }
-
-  public func now() -> WallTime { lock.withLock { current } }
-  public func bootID() -> String { lock.withLock { boot } }
-  public func sleep(_ seconds: Double) { advance(by: max(seconds, 0)) }
-
-  /// Moves the clock forward by `seconds`.
-  public func advance(by seconds: Double) { lock.withLock { current = current.adding(seconds) } }
-
-  /// Simulates a reboot: a new boot id.
-  public func reboot(to newBoot: String) { lock.withLock { boot = newBoot } }
-}

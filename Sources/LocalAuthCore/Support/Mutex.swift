@@ -1,20 +1,16 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import CSyscalls
 
-/// A small pthread mutex for the few shared test doubles; the module itself is single-threaded.
-final class Mutex: @unchecked Sendable {
+/// A small pthread mutex for state shared between threads (caches, test doubles); the module runs one thread.
+package final class Mutex: @unchecked Sendable {
   private let handle = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
 
-  init() { pthread_mutex_init(handle, nil) }
+  package init() { pthread_mutex_init(handle, nil) }
   deinit {
     pthread_mutex_destroy(handle)
     handle.deallocate()
   }
 
-  func withLock<T>(_ body: () throws -> T) rethrows -> T {
+  package func withLock<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
     pthread_mutex_lock(handle)
     defer { pthread_mutex_unlock(handle) }
     return try body()

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import CSyscalls
 
 /// Decides whether an authentication comes from a remote (network) login, from facts the caller cannot forge.
 ///
@@ -194,27 +192,26 @@ public enum RemoteSession {
     /// Every whole record in `bytes`, in glibc's layout for this machine.
     static func records(in bytes: [UInt8]) -> [UtmpRecord] {
       let size = MemoryLayout<utmp>.size
-      guard let typeAt = MemoryLayout<utmp>.offset(of: \utmp.ut_type),
-        let lineAt = MemoryLayout<utmp>.offset(of: \utmp.ut_line),
-        let hostAt = MemoryLayout<utmp>.offset(of: \utmp.ut_host)
-      else { return [] }
-      let lineSize = MemoryLayout.size(ofValue: utmp().ut_line)
-      let hostSize = MemoryLayout.size(ofValue: utmp().ut_host)
       var result: [UtmpRecord] = []
       var start = 0
       while start + size <= bytes.count {
-        let raw = UInt16(bytes[start + typeAt]) | UInt16(bytes[start + typeAt + 1]) << 8
+        var record = utmp()
+        withUnsafeMutableBytes(of: &record) { destination in
+          bytes.withUnsafeBytes { source in
+            destination.copyMemory(from: UnsafeRawBufferPointer(rebasing: source[start..<(start + size)]))
+          }
+        }
         result.append(UtmpRecord(
-          type: Int16(bitPattern: UInt16(littleEndian: raw)),
-          line: text(bytes[(start + lineAt)..<(start + lineAt + lineSize)]),
-          host: text(bytes[(start + hostAt)..<(start + hostAt + hostSize)])))
+          type: record.ut_type,
+          line: withUnsafeBytes(of: record.ut_line) { text($0) },
+          host: withUnsafeBytes(of: record.ut_host) { text($0) }))
         start += size
       }
       return result
     }
 
     /// A fixed-size C field up to its first NUL.
-    private static func text(_ field: ArraySlice<UInt8>) -> String {
+    private static func text(_ field: UnsafeRawBufferPointer) -> String {
       String(decoding: field.prefix { $0 != 0 }, as: UTF8.self)
     }
   }

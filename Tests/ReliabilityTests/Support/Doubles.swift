@@ -1,15 +1,14 @@
 import Glibc
 import LocalAuthCore
+import LocalAuthTesting
 
-/// Why a test double failed on purpose.
-enum InjectedFault: Error, Equatable {
-  case sensor
-}
+/// The failure a test double injects on purpose: a sensor read that fails.
+let injectedSensorFault = LocalAuthError.state(.io(path: "simulated sensor", operation: "read", errno: EIO))
 
 /// A sensor whose every wait fails.
 final class ThrowingSensor: BiometricSensor {
   let modality: Modality? = .touchID
-  func nextEvent(for user: UserName, deadline: WallTime) throws -> SensorEvent { throw InjectedFault.sensor }
+  func nextEvent(for user: UserName, deadline: WallTime) throws(LocalAuthError) -> SensorEvent { throw injectedSensorFault }
 }
 
 /// A prompter that fails in one chosen way and otherwise answers `answer`.
@@ -27,11 +26,11 @@ final class FaultyPrompter: AuthPrompter {
     self.answer = answer
   }
 
-  func info(_ text: String) throws { if fault == .infoThrows { throw PromptError.conversationFailed } }
-  func error(_ text: String) throws { if fault == .errorThrows { throw PromptError.conversationFailed } }
-  func secret(_ prompt: String) throws -> SecretBytes {
-    if fault == .secretFails { throw PromptError.conversationFailed }
-    if fault == .secretAgain { throw PromptError.conversationAgain }
+  func info(_ text: String) throws(LocalAuthError) { if fault == .infoThrows { throw .prompt(.conversationFailed) } }
+  func error(_ text: String) throws(LocalAuthError) { if fault == .errorThrows { throw .prompt(.conversationFailed) } }
+  func secret(_ prompt: String) throws(LocalAuthError) -> SecretBytes {
+    if fault == .secretFails { throw .prompt(.conversationFailed) }
+    if fault == .secretAgain { throw .prompt(.conversationAgain) }
     return SecretBytes(answer)
   }
 }
@@ -132,4 +131,12 @@ struct PrimedWorld {
   func request(_ policy: AuthPolicy, reuse: Double = 0) -> EvaluationRequest {
     EvaluationRequest(user: user, policy: policy, reason: "test fail-closed behaviour", reuseDuration: reuse)
   }
+}
+
+/// The StateError inside `error`, whether thrown bare (FileSyscalls, StateCodec) or wrapped by the store and the
+/// evaluator as `LocalAuthError.state`; nil for anything else.
+func stateError(_ error: any Error) -> StateError? {
+  if let bare = error as? StateError { return bare }
+  if case .state(let wrapped)? = error as? LocalAuthError { return wrapped }
+  return nil
 }

@@ -1,7 +1,7 @@
 import Glibc
 import LocalAuthCore
 
-/// Prints a figure the lead collects into the README: one line starting with `RELIABILITY:`.
+/// Prints a figure as one line starting with `RELIABILITY:`; `make test` collects them into build/reliability.md.
 func report(_ line: String) {
   print("RELIABILITY: " + line)
 }
