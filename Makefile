@@ -83,7 +83,8 @@ $(MODULE): $(EMBEDDED_DIR)/LocalAuthCore.o $(EMBEDDED_DIR)/PAMLocalAuth.o export
 $(BUILD)/bench_floor.so: Sources/BenchFloorModule/FloorModule.swift $(C_HEADERS) exports.map
 	@mkdir -p $(EMBEDDED_DIR) $(BUILD)
 	$(SWIFTC) $(EMBEDDED_FLAGS) -module-name BenchFloorModule -c $< -o $(EMBEDDED_DIR)/BenchFloorModule.o
-	$(CLANG) $(EMBEDDED_LINK) -o $(EMBEDDED_DIR)/bench_floor.so $(EMBEDDED_DIR)/BenchFloorModule.o -lpam
+	$(CLANG) $(EMBEDDED_LINK) -o $(EMBEDDED_DIR)/bench_floor.so $(EMBEDDED_DIR)/BenchFloorModule.o \
+	  $(EMBEDDED_LIBS)/libswiftUnicodeDataTables.a -lpam
 	strip --strip-unneeded -o $@ $(EMBEDDED_DIR)/bench_floor.so
 
 tools: build-prereqs
