@@ -103,9 +103,8 @@ struct LoopBench {
       ours: fixed(total * mib, 2) + " MiB: code " + fixed(pages.code * mib, 2) + ", read-only " + fixed(pages.readOnly * mib, 2)
         + ", writable " + fixed(pages.writable * mib, 2) + " (dirty " + fixed(pages.dirty * mib, 2) + ")",
       reference: "—", comparison: "—", target: "—", verdict: "—",
-      meaning: "Of figure 3, \(fixed(pages.code * mib, 1)) MiB is the module's code: the prebuilt Swift standard library keeps most of "
-        + "its code in one section that the linker can only move whole, and the calls any Swift code makes (strings, arrays, "
-        + "metadata) land in most of its 64 KiB fault-around windows; only \(fixed(pages.dirty * mib, 2)) MiB is private to the process.",
+      meaning: "Of figure 3, \(fixed(pages.code * mib, 1)) MiB is the module's code (Embedded Swift: our code and the "
+        + "standard library code it uses, no runtime; the kernel maps code in 64 KiB fault-around windows); only \(fixed(pages.dirty * mib, 2)) MiB is private to the process.",
       json: .object([
         ("unit", .string("KiB")), ("code", .number(pages.code)), ("read_only", .number(pages.readOnly)),
         ("writable", .number(pages.writable)), ("private_dirty", .number(pages.dirty)),

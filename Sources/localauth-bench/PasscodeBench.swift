@@ -65,7 +65,7 @@ struct PasscodeBench {
         ours: describe(a, scale: 1e3, unit: "ms"), reference: describe(idealSummary, scale: 1e3, unit: "ms"),
         comparison: describeRatio(againstIdeal), target: "—", verdict: "—",
         meaning: "Against a module that would only load, hash once (\(ms(hash)) ms) and answer, the passcode path costs "
-          + "\(againstIdeal.map { fixed($0.median, 2) } ?? "n/a")×: the rest is the Swift runtime's start-up and the durable write of the user's record.",
+          + "\(againstIdeal.map { fixed($0.median, 2) } ?? "n/a")×: the rest is loading the module, reading the state and the durable write of the user's record.",
         json: .object([
           ("unit", .string("ms")), ("subject", a?.json(scale: 1e3) ?? .null), ("reference", idealSummary?.json(scale: 1e3) ?? .null),
           ("ratio", againstIdeal?.json() ?? .null), ("hash_ms", hash?.json(scale: 1e3) ?? .null),

@@ -105,8 +105,8 @@ enum Bench {
         + "successful match or passcode check writes the user's record with an fsync (and a failure with a second one, of the folder), "
         + "which pam_permit and pam_unix never do.",
       "Items 1d and 3b measure a floor: build/bench_floor.so (Sources/BenchFloorModule), a PAM module in Swift that only reads "
-        + "its user, its arguments and one small file and answers PAM_SUCCESS, built with the same flags, version script and "
-        + "static runtime as pam_localauth, and run in the same rotation.",
+        + "its user, its arguments and one small file and answers PAM_SUCCESS, built in Embedded Swift with the same flags and "
+        + "version script as pam_localauth, and run in the same rotation.",
       "Item 3: before its rounds, the module and pam_permit.so are written back and dropped from the page cache (sync, "
         + "posix_fadvise DONTNEED), so that the first run reads them in as a sudo after a reboot does. The kernel maps a file's pages "
         + "in 64 KiB windows around each page touched (fault-around), so a process's resident size depends on how the file's pages "
