@@ -12,6 +12,7 @@ BUILD       := build
 MODULE      := $(BUILD)/pam_localauth.so
 CTL         := $(BUILD)/localauthctl
 HARNESS     := $(BUILD)/PAMHarness
+HELPER      := $(BUILD)/localauth-helper
 # The module is built in Embedded Swift: no Swift runtime in sshd, sudo or login (no SWIFT_* variable read, no
 # signal handler, no runtime initialiser), libc, libm and libpam only. SwiftPM cannot build one target in Embedded
 # mode and the rest in ordinary Swift, so the same files (one source of truth) are compiled here with swiftc:
@@ -30,17 +31,21 @@ EMBEDDED_LINK  := -shared -fuse-ld=lld -Wl,--version-script=$(CURDIR)/exports.ma
                   -Wl,--icf=all -Wl,-O1 -Wl,-z,pack-relative-relocs -Wl,--no-undefined
 CORE_SOURCES   := $(shell find Sources/LocalAuthCore -name '*.swift' | sort)
 MODULE_SOURCES := $(sort $(wildcard Sources/PAMLocalAuth/*.swift))
+HELPER_SOURCES := $(sort $(wildcard Sources/localauth-helper/*.swift))
+# The helper is a setuid program: position-independent, relocations read-only and resolved at start.
+HELPER_LINK    := -fuse-ld=lld -pie -Wl,--gc-sections -Wl,--icf=all -Wl,-O1 -Wl,-z,relro -Wl,-z,now \
+                  -Wl,-z,pack-relative-relocs -Wl,--no-undefined
 C_HEADERS      := $(wildcard Sources/CSyscalls/* Sources/CCrypt/* Sources/CPAM/*)
 # Debian packages: what the build needs (the PAM and libxcrypt headers, pkg-config for CPAM, strip/nm/readelf),
 # and what the tests and the demo run (pamtester under pam_wrapper; OpenSSH for the remote-session tests; python3,
 # login and sudo for the pseudo-terminal tests of login(1), su(1) and sudo(8), which a minimal Debian lacks).
 # valgrind and time are installed by `make valgrind` and `make bench` when they run.
 BUILD_PACKAGES := libpam0g-dev libcrypt-dev pkg-config binutils
-TEST_PACKAGES  := pamtester libpam-wrapper openssh-server openssh-client python3 login sudo
+TEST_PACKAGES  := pamtester libpam-wrapper openssh-server openssh-client python3 login sudo vlock tmux
 
-.PHONY: all deps build-prereqs module tools check-load test figures reliability-heavy test-extra fuzz-short demo bench install uninstall check-install clean
+.PHONY: all deps build-prereqs module helper tools check-load test figures reliability-heavy test-extra fuzz-short demo bench install uninstall check-install clean
 
-all: module tools
+all: module helper tools
 
 # Installs the build and test packages, if any is missing (as root, online).
 deps:
@@ -79,6 +84,18 @@ $(MODULE): $(EMBEDDED_DIR)/LocalAuthCore.o $(EMBEDDED_DIR)/PAMLocalAuth.o export
 	  $(EMBEDDED_LIBS)/libswiftUnicodeDataTables.a -lpam -lm
 	strip --strip-unneeded -o $@ $(EMBEDDED_DIR)/pam_localauth.so
 
+# localauth-helper in Embedded Swift, like the module: no Swift runtime in a setuid program.
+helper: build-prereqs $(HELPER)
+
+$(EMBEDDED_DIR)/LocalAuthHelper.o: $(HELPER_SOURCES) $(EMBEDDED_DIR)/LocalAuthCore.o $(C_HEADERS)
+	$(SWIFTC) $(EMBEDDED_FLAGS) -module-name LocalAuthHelper -c $(HELPER_SOURCES) -o $@
+
+$(HELPER): $(EMBEDDED_DIR)/LocalAuthCore.o $(EMBEDDED_DIR)/LocalAuthHelper.o
+	@mkdir -p $(BUILD)
+	$(CLANG) $(HELPER_LINK) -o $(EMBEDDED_DIR)/localauth-helper $(EMBEDDED_DIR)/LocalAuthCore.o $(EMBEDDED_DIR)/LocalAuthHelper.o \
+	  $(EMBEDDED_LIBS)/libswiftUnicodeDataTables.a -lm
+	strip --strip-unneeded -o $@ $(EMBEDDED_DIR)/localauth-helper
+
 # make bench's floor: the least a PAM module in Embedded Swift does, built like the module (never installed).
 $(BUILD)/bench_floor.so: Sources/BenchFloorModule/FloorModule.swift $(C_HEADERS) exports.map
 	@mkdir -p $(EMBEDDED_DIR) $(BUILD)
@@ -96,7 +113,7 @@ tools: build-prereqs
 
 # dlopen(RTLD_NOW) of the installed-shape module, its exports, and no Swift runtime: nothing from the runtime
 # in its symbols, no SWIFT_* variable read and no signal handler installed when loaded (scripts/check-load.c).
-check-load: module
+check-load: module helper
 	@bad=$$(nm -D --defined-only $(MODULE) | awk '$$2 ~ /^[A-Z]$$/ && $$3 !~ /^pam_sm_/'); \
 	if [ -n "$$bad" ]; then echo "Unexpected exported symbols:"; echo "$$bad"; exit 1; fi
 	@readelf -d $(MODULE) | grep -q 'Flags:.*NODELETE' || { echo "$(MODULE) lacks the NODELETE flag"; exit 1; }
@@ -107,15 +124,23 @@ check-load: module
 	@$(CLANG) -O1 -Wall -o $(BUILD)/check-load scripts/check-load.c -ldl
 	@$(BUILD)/check-load $(CURDIR)/$(MODULE)
 	@echo "Exports: $$(nm -D --defined-only $(MODULE) | awk '$$2 ~ /^[A-Z]$$/ {print $$3}' | tr '\n' ' ')"
+	@# The setuid helper: libc and libm only, no Swift runtime (it would read SWIFT_* variables), bound at start.
+	@needed=$$(readelf -d $(HELPER) | sed -n 's/.*NEEDED.*\[\(.*\)\]/\1/p' | sort | tr '\n' ' '); \
+	if [ "$$needed" != "libc.so.6 libm.so.6 " ]; then echo "$(HELPER) needs more than libc and libm: $$needed"; exit 1; fi
+	@if nm -D --undefined-only $(HELPER) | grep -Eq 'swift_|_swift'; then echo "$(HELPER) refers to the Swift runtime"; exit 1; fi
+	@readelf -d $(HELPER) | grep -q 'FLAGS.*NOW' || { echo "$(HELPER) is not linked with -z now"; exit 1; }
+	@if readelf -d $(HELPER) | grep -Eq 'RUNPATH|RPATH'; then echo "$(HELPER) has a run path"; exit 1; fi
+	@echo "Helper: $$(stat -c %s $(HELPER)) bytes, libc and libm only, no Swift runtime, bound at start"
 
 # Everything `make test` runs: unit, integration (real PAM), reliability (crash, concurrency, fuzz).
-TEST_ENV := LOCALAUTH_MODULE=$(CURDIR)/$(MODULE) LOCALAUTH_CTL=$(CURDIR)/$(CTL) LOCALAUTH_HARNESS=$(CURDIR)/$(HARNESS)
+TEST_ENV := LOCALAUTH_MODULE=$(CURDIR)/$(MODULE) LOCALAUTH_CTL=$(CURDIR)/$(CTL) LOCALAUTH_HARNESS=$(CURDIR)/$(HARNESS) \
+            LOCALAUTH_HELPER=$(CURDIR)/$(HELPER)
 
 # The figures the tests print as "RELIABILITY:" lines go to build/reliability.md, only when everything passed;
 # the tests never write the documents (`make figures` copies them into docs/RELIABILITY.md).
 # The everyday inner loop is plain `swift test` (with $(TEST_ENV) for the real-PAM tests); this is the full run.
 test: SHELL := /bin/bash -o pipefail
-test: deps module tools check-load
+test: deps module helper tools check-load
 	@mkdir -p $(BUILD) && rm -f $(BUILD)/reliability.md
 	$(TEST_ENV) $(SWIFT) test 2>&1 | tee $(BUILD)/swift-test.log
 	$(MAKE) --no-print-directory test-extra 2>&1 | tee $(BUILD)/test-extra.log
@@ -149,7 +174,7 @@ test-extra: fuzz-short check-install
 
 # The real-PAM tests alone (they also run in `make test`): every return-code row through PAMHarness under
 # pam_start_confdir and pamtester under pam_wrapper, chauthtok, sessions, not-root, dlopen and exports, cycles.
-check-pam: deps module tools
+check-pam: deps module helper tools
 	$(TEST_ENV) $(SWIFT) test --filter IntegrationTests
 
 # 100,000 pam_start/pam_authenticate/pam_end cycles in one process (feature= mode, user root, private state):
@@ -165,7 +190,7 @@ check-cycles: module tools
 # ---- Reliability: fuzzing, sanitizers, valgrind ----------------------------------------------------
 # Figures are printed as lines starting with "RELIABILITY:" (the Swift tests print theirs the same way).
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := options state
+FUZZ_TARGETS := options state helper
 FUZZ_BIN     := .build-fuzz/release/localauth-fuzz
 FUZZ_SEEDS   := Tests/ReliabilityTests/Fixtures/fuzz-seeds
 REL_FIXTURES := Tests/ReliabilityTests/Fixtures
@@ -281,18 +306,19 @@ bench: deps module tools $(BUILD)/bench_floor.so
 PAMCONFIGSDIR ?= /usr/share/pam-configs
 STATEDIR      ?= /var/lib/localauth
 
-install: module tools
+install: module helper tools
 	install -d $(DESTDIR)$(PAMDIR) $(DESTDIR)$(SBINDIR) $(DESTDIR)/etc/security $(DESTDIR)$(PAMCONFIGSDIR)
 	install -d -m 0700 $(DESTDIR)$(STATEDIR)
 	install -m 0644 $(MODULE) $(DESTDIR)$(PAMDIR)/pam_localauth.so
 	install -m 0755 $(CTL) $(DESTDIR)$(SBINDIR)/localauthctl
+	install -o root -g root -m 4755 $(HELPER) $(DESTDIR)$(SBINDIR)/localauth-helper
 	[ -e $(DESTDIR)/etc/security/localauth.conf ] || install -m 0644 etc/localauth.conf $(DESTDIR)/etc/security/localauth.conf
 	install -m 0644 pam.d/pam-configs/localauth $(DESTDIR)$(PAMCONFIGSDIR)/localauth
 	@[ -n "$(DESTDIR)" ] || echo "Installed. Enable it with: pam-auth-update --enable localauth (see docs/INSTALL.md)"
 
 # The installed tree (DESTDIR), and pam-auth-update --enable/--disable localauth on a staged root with the
 # generated common-auth driven by pamtester (scripts/e2e-install.sh); /etc is never written. Needs root.
-check-install: module tools
+check-install: module helper tools
 	LOCALAUTH_MODULE=$(CURDIR)/$(MODULE) LOCALAUTH_CTL=$(CURDIR)/$(CTL) PAMDIR=$(PAMDIR) bash scripts/e2e-install.sh
 
 # Takes the profile out of /etc/pam.d/common-* first (only on the live system), then removes the files;
@@ -300,7 +326,8 @@ check-install: module tools
 uninstall:
 	@if [ -z "$(DESTDIR)" ] && [ -e $(PAMCONFIGSDIR)/localauth ] && command -v pam-auth-update >/dev/null; then \
 	  echo "pam-auth-update --package --remove localauth"; pam-auth-update --package --remove localauth; fi
-	rm -f $(DESTDIR)$(PAMDIR)/pam_localauth.so $(DESTDIR)$(SBINDIR)/localauthctl $(DESTDIR)$(PAMCONFIGSDIR)/localauth
+	rm -f $(DESTDIR)$(PAMDIR)/pam_localauth.so $(DESTDIR)$(SBINDIR)/localauthctl $(DESTDIR)$(SBINDIR)/localauth-helper \
+	  $(DESTDIR)$(PAMCONFIGSDIR)/localauth
 
 clean:
 	rm -rf $(BUILD) .build .build-module $(EMBEDDED_DIR)

@@ -34,6 +34,10 @@ let package = Package(
       name: "localauthctl",
       dependencies: ["LocalAuthCore", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
     .executableTarget(name: "PAMHarness", dependencies: ["CPAM"]),
+    // The setuid helper for unprivileged applications (issue 13). Installed from the Makefile's Embedded build;
+    // SwiftPM builds it in ordinary Swift for the tests' type-checking.
+    .executableTarget(
+      name: "localauth-helper", dependencies: ["LocalAuthCore", "CSyscalls"], linkerSettings: [.linkedLibrary("m")]),
     // Benchmarks (issue 5): `make bench`.
     .executableTarget(name: "localauth-bench", dependencies: ["LocalAuthCore", "CPAM"]),
     // make bench's floor, built in Embedded Swift by the Makefile like the module; here it is only type-checked.

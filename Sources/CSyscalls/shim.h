@@ -15,11 +15,18 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <signal.h>
+#include <spawn.h>
 #include <sys/file.h>
 #include <sys/inotify.h>
 #include <sys/random.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <sys/wait.h>
+#include <syslog.h>
 #include <time.h>
 #include <unistd.h>
 #include <utmp.h>
@@ -34,5 +41,11 @@ static inline int csyscalls_open(const char *path, int flags, mode_t mode) { ret
 static inline int csyscalls_openat(int dirfd, const char *path, int flags, mode_t mode) {
   return openat(dirfd, path, flags, mode);
 }
+
+// syslog(3) is variadic; localauth-helper logs one finished sentence.
+static inline void csyscalls_syslog(int priority, const char *message) { syslog(priority, "%s", message); }
+
+// close_range(2) (Linux 5.9): closes every descriptor from `first` up; glibc declares it only with _GNU_SOURCE.
+static inline int csyscalls_close_from(unsigned int first) { return (int)syscall(SYS_close_range, first, ~0U, 0); }
 
 #endif

@@ -59,6 +59,10 @@ enum PAMEntry {
       return "pam_sm_\(operation.rawValue) cannot read the state at \(path) as uid \(PAMHandle.effectiveUserID): "
         + "the application is not running as root, so pam_localauth does not apply (PAM_AUTHINFO_UNAVAIL)."
     }
+    if case .helper(.unusable) = error {
+      return "pam_sm_\(operation.rawValue) runs as uid \(PAMHandle.effectiveUserID) and cannot read the state itself; "
+        + "\(error), so pam_localauth does not apply (PAM_AUTHINFO_UNAVAIL)."
+    }
     // Already a whole sentence that names the user, the wait and the holder.
     if case .state(.lockTimeout) = error { return "\(error)" }
     return "pam_sm_\(operation.rawValue) failed: \(error) (PAM code \(code))."

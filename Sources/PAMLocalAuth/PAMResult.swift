@@ -63,6 +63,31 @@ enum PAMResult {
     }
   }
 
+  /// The PAM code for what authenticating a user came to.
+  static func code(for result: AuthenticationResult) -> CInt {
+    switch result {
+    case .evaluated(let outcome): code(for: outcome)
+    case .doesNotApply(let featureNotEnabled): code(for: featureNotEnabled ? ModuleOutcome.featureNotEnabled : .doesNotApply)
+    }
+  }
+
+  /// The PAM code for how localauth-helper ended; never PAM_SUCCESS unless the engine decided so.
+  static func code(for result: HelperResult) -> CInt {
+    switch result {
+    case .decided(let decided): return code(for: decided)
+    // As unix_chkpwd answers a caller that asks for someone else.
+    case .otherUser: return PAM_AUTH_ERR
+    case .fault(let fault):
+      switch fault {
+      case .stateUnreadable: return PAM_AUTHINFO_UNAVAIL
+      case .stateFailed, .lockTimeout, .protocolViolation: return PAM_SYSTEM_ERR
+      case .conversationFailed: return PAM_CONV_ERR
+      case .conversationAgain: return PAM_INCOMPLETE
+      case .configuration: return PAM_SERVICE_ERR
+      }
+    }
+  }
+
   /// The PAM code for a decision the module made without an evaluation.
   static func code(for outcome: ModuleOutcome) -> CInt {
     switch outcome {
@@ -102,6 +127,13 @@ enum PAMResult {
     case .administration(let admin):
       if case .passcode = admin { PAM_AUTHTOK_ERR } else { PAM_SYSTEM_ERR }
     case .touchDelivery: PAM_SYSTEM_ERR
+    // Without a usable helper the module cannot apply here: the stack's next line decides, as pam_unix would
+    // without unix_chkpwd. A conversation with the helper that broke off is a system fault.
+    case .helper(let helper):
+      switch helper {
+      case .unusable, .spawnFailed: PAM_AUTHINFO_UNAVAIL
+      case .broken: PAM_SYSTEM_ERR
+      }
     }
   }
 }

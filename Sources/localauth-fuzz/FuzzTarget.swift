@@ -9,6 +9,8 @@ enum FuzzTarget: String, CaseIterable {
   case options
   /// StateCodec.decode, then a round trip through encode.
   case state
+  /// localauth-helper's protocol: frames, then a whole caller stream played to the helper's service.
+  case helper
 
   /// The target named by LOCALAUTH_FUZZ_TARGET (default: options).
   static let selected: FuzzTarget = {
@@ -21,6 +23,7 @@ enum FuzzTarget: String, CaseIterable {
     switch self {
     case .options: Self.fuzzOptions(bytes)
     case .state: Self.fuzzState(bytes)
+    case .helper: HelperFuzz.run(bytes)
     }
   }
 

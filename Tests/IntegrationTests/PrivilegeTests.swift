@@ -2,14 +2,14 @@ import Foundation
 import Testing
 
 extension RealPAM {
-  /// A PAM application that does not run as root cannot read the state: PAM_AUTHINFO_UNAVAIL, a clear
-  /// log line, no crash and no success.
+  /// A PAM application that does not run as root cannot read the state; without a usable localauth-helper
+  /// (HelperTests covers the helper) that is PAM_AUTHINFO_UNAVAIL, a clear log line, no crash and no success.
   @Suite("Not running as root")
   struct PrivilegeTests {
     func prepare(_ s: Sandbox) throws {
       try Setups.ready(s)
       try s.touch()
-      try s.writeService([s.moduleLine([])])
+      try s.writeService([s.moduleLine(["helper=" + s.root + "/no-helper"])])
     }
 
     /// Runs a program as the test user (real and effective uid), through setpriv.
@@ -43,7 +43,8 @@ extension RealPAM {
         #expect(run.verdict == PAMText.verdict("PAM_AUTHINFO_UNAVAIL"))
         #expect(
           run.syslog.contains {
-            $0.hasPrefix("pam_sm_authenticate cannot read the state at \(s.stateDir) as uid \(s.uid): the application is not running as root")
+            $0 == "pam_sm_authenticate runs as uid \(s.uid) and cannot read the state itself; the helper \(s.root)/no-helper "
+              + "cannot be used: it does not exist, so pam_localauth does not apply (PAM_AUTHINFO_UNAVAIL)."
           }, "\(run.syslog)")
       }
     }

@@ -21,6 +21,7 @@ extension Options {
     lines.append("hash_cost=\(e.hasher.cost)")
     lines.append("debug=\(debug ? "yes" : "no")")
     lines.append("nodelay=\(noDelay ? "yes" : "no")")
+    lines.append("helper=\(helperPath)")
     return lines
   }
 

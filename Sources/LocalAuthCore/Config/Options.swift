@@ -25,6 +25,11 @@ public struct Options: Equatable, Sendable {
   public var noDelay = false
   /// The evaluation rules.
   public var evaluation = EvaluationSettings()
+  /// localauth-helper, which the module runs when it cannot read the state itself (an unprivileged caller).
+  public var helperPath = Options.defaultHelperPath
+
+  /// Where `make install` puts localauth-helper.
+  public static let defaultHelperPath = "/usr/sbin/localauth-helper"
 
   /// The defaults.
   public init() {}
@@ -241,6 +246,11 @@ public enum OptionParser {
     OptionSpec(key: "state_dir", takesValue: true, expected: "an absolute path") {
       guard $1.hasPrefix("/"), $1.utf8.count < 512 else { return false }
       $0.stateDirectory = $1
+      return true
+    },
+    OptionSpec(key: "helper", takesValue: true, expected: "an absolute path") {
+      guard $1.hasPrefix("/"), $1.utf8.count < 512 else { return false }
+      $0.helperPath = $1
       return true
     },
     OptionSpec(key: "sensor", takesValue: true, expected: "touchid, faceid or none") {

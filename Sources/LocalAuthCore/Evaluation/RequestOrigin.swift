@@ -34,13 +34,22 @@ public struct RequestOrigin: Equatable, Sendable {
     self.loginSession = Self.token(loginSession)
   }
 
-  /// The calling process as the requester: its real uid and that user's name, its pid, and its audit session
-  /// when there is no terminal (the session is the reuse window's scope only then).
-  public static func current(service: String, tty: String = "", remoteHost: String = "") -> RequestOrigin {
+  /// The calling process as the requester: its real uid and that user's name, its pid (or `processID`: the
+  /// helper names its caller), and its audit session when there is no terminal (the session is the reuse
+  /// window's scope only then; a child inherits it).
+  public static func current(
+    service: String, tty: String = "", remoteHost: String = "", processID: Int32 = getpid()
+  ) -> RequestOrigin {
     let uid = getuid()
     return RequestOrigin(
       service: service, tty: tty, requesterUID: uid, requesterName: userName(of: uid), remoteHost: remoteHost,
-      processID: getpid(), loginSession: tty.isEmpty ? auditSession() : "")
+      processID: processID, loginSession: tty.isEmpty ? auditSession() : "")
+  }
+
+  /// The name of `uid` in the passwd database, or nil when it has none.
+  public static func passwdName(of uid: UInt32) -> String? {
+    let name = lookUpName(of: uid)
+    return name == "uid-\(uid)" ? nil : name
   }
 
   /// The terminal on standard input, as PAM applications pass it in PAM_TTY; empty when there is none.

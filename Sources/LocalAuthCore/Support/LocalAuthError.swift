@@ -14,6 +14,8 @@ public enum LocalAuthError: Error, Equatable, Sendable, CustomStringConvertible 
   case administration(AdministrationError)
   /// A touch, cancel or fallback could not be presented to a prompt.
   case touchDelivery(TouchDeliveryError)
+  /// localauth-helper, which serves unprivileged applications, could not be used or broke off.
+  case helper(HelperCallError)
 
   public var description: String {
     switch self {
@@ -23,6 +25,7 @@ public enum LocalAuthError: Error, Equatable, Sendable, CustomStringConvertible 
     case .usage(let error): error.description
     case .administration(let error): error.description
     case .touchDelivery(let error): error.description
+    case .helper(let error): error.description
     }
   }
 }

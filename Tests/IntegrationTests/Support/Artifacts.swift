@@ -15,6 +15,13 @@ enum Artifacts {
   static let ctl = environment["LOCALAUTH_CTL"] ?? ""
   /// The pam_start_confdir driver (build/PAMHarness).
   static let harness = environment["LOCALAUTH_HARNESS"] ?? ""
+  /// localauth-helper in its installed shape (build/localauth-helper), named by LOCALAUTH_HELPER.
+  static let helper = environment["LOCALAUTH_HELPER"] ?? ""
+  /// True when the helper is built as well, and a private mount namespace can be made (the helper reads only
+  /// /etc/security/localauth.conf: the tests bind their own over it, never changing the system's).
+  static let helperAvailable: Bool =
+    available && !helper.isEmpty && FileManager.default.isExecutableFile(atPath: helper)
+    && LoginSuEnvironment.namespaces
   /// Debian's pamtester.
   static let pamtester = "/usr/bin/pamtester"
 

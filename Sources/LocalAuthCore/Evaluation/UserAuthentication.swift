@@ -1,0 +1,68 @@
+/// What authenticating a named user came to: an evaluation's outcome, or "the module does not apply".
+public enum AuthenticationResult: Equatable, Sendable {
+  /// The policy was evaluated.
+  case evaluated(EvaluationOutcome)
+  /// The module does not apply to this user (unknown, without a passcode, or without the `feature=`).
+  case doesNotApply(featureNotEnabled: Bool)
+}
+
+/// pam_sm_authenticate's decision for one user, shared by the module (running as root) and localauth-helper
+/// (serving an unprivileged caller): who, from where, under which policy; then the evaluator decides.
+public struct UserAuthentication {
+  /// The user name as the application gave it.
+  public var userName: String
+  /// The PAM service, for the default reason.
+  public var service: String
+  /// PAM_TTY; empty when there is none.
+  public var tty: String
+  /// PAM_RHOST; empty when there is none.
+  public var remoteHost: String
+  /// Who asks (named on the prompt, the reuse window's scope).
+  public var origin: RequestOrigin
+  /// The values of `RemoteSession.variables` the caller has; they can only make the session remote.
+  public var remoteVariables: [String: String]
+
+  /// Describes one authentication.
+  public init(
+    userName: String, service: String, tty: String, remoteHost: String, origin: RequestOrigin,
+    remoteVariables: [String: String]
+  ) {
+    self.userName = userName
+    self.service = service
+    self.tty = tty
+    self.remoteHost = remoteHost
+    self.origin = origin
+    self.remoteVariables = remoteVariables
+  }
+
+  /// Decides, with `userExists` as the system's user database (getpwnam).
+  public func run(
+    options: Options, dependencies: Dependencies, userExists: (String) -> Bool
+  ) throws(LocalAuthError) -> AuthenticationResult {
+    let log = dependencies.log
+    // docs/RULES.md, "Users the module does not apply to": an unknown user, a user without a passcode and (with
+    // feature=) a user without the feature get the same answer — no prompt, no message, no hash, one code —
+    // so that nothing tells them apart; the stack's next line then decides as it would for anyone.
+    let user = (try? UserName(userName)).flatMap { userExists(userName) ? $0 : nil }
+    let record = if let user { try dependencies.store.load(user) } else { UserRecord?.none }
+    let doesNotApply: String? =
+      if user == nil { "the user is unknown" }
+      else if let feature = options.feature, record?.features.contains(feature) != true {
+        "the user has not enabled protection for feature \(feature)"
+      } else if record?.passcodeHash == nil { "the user has no passcode" }
+      else { nil }
+    guard let user, doesNotApply == nil else {
+      log.log(.info, "pam_localauth does not apply to this user: \(doesNotApply ?? "the user is unknown").")
+      return .doesNotApply(featureNotEnabled: options.feature != nil)
+    }
+    let session = RemoteSession.detectCurrent(
+      remoteHost: remoteHost, tty: tty, environment: { remoteVariables[$0] })
+    if session.isRemote { log.log(.debug, "Remote session for user \(user) (\(session.reason)): biometry is not offered.") }
+    let request = EvaluationRequest(
+      user: user, policy: options.policy, reason: options.reason ?? "authenticate for \(service)",
+      fallbackTitle: options.fallbackTitle, reuseDuration: options.reuseDuration, interactionAllowed: true,
+      remote: session.isRemote, origin: origin)
+    let evaluator = PolicyEvaluator(dependencies: dependencies, settings: options.evaluation)
+    return .evaluated(try evaluator.evaluate(request))
+  }
+}

@@ -1,0 +1,63 @@
+/// The caller's opening message: the user asked for and the PAM items that say from where.
+///
+/// Everything in it is the caller's word. The helper checks the user against its own real uid, treats the
+/// texts as labels (reduced to tokens), and lets PAM_RHOST and the SSH_* variables only make a session remote.
+public struct HelperHello: Equatable, Sendable {
+  /// The protocol's version; a helper refuses any other.
+  public static let version = "localauth-helper 1"
+  /// The longest field accepted.
+  public static let maximumFieldLength = 256
+
+  /// PAM_USER.
+  public var user: String
+  /// PAM_SERVICE.
+  public var service: String
+  /// PAM_TTY; empty when unset.
+  public var tty: String
+  /// PAM_RHOST; empty when unset.
+  public var remoteHost: String
+  /// The caller's values of `RemoteSession.variables` that are set.
+  public var remoteVariables: [String: String]
+
+  /// Describes a request.
+  public init(user: String, service: String, tty: String, remoteHost: String, remoteVariables: [String: String] = [:]) {
+    self.user = user
+    self.service = service
+    self.tty = tty
+    self.remoteHost = remoteHost
+    self.remoteVariables = remoteVariables
+  }
+
+  /// Fields separated by NUL: the version, user, service, tty, remote host, then `NAME=value` entries.
+  func encode() -> [UInt8] {
+    var fields = [Self.version, user, service, tty, remoteHost]
+    for name in RemoteSession.variables { if let value = remoteVariables[name] { fields.append(name + "=" + value) } }
+    var bytes: [UInt8] = []
+    for (index, field) in fields.enumerated() {
+      if index > 0 { bytes.append(0) }
+      bytes += field.utf8.prefix(Self.maximumFieldLength)
+    }
+    return bytes
+  }
+
+  static func decode(_ payload: [UInt8]) throws(HelperProtocolError) -> HelperHello {
+    let fields = payload.split(separator: 0, omittingEmptySubsequences: false).map { Array($0) }
+    guard fields.count >= 5, fields.count <= 5 + RemoteSession.variables.count else {
+      throw .malformed("a hello with \(fields.count) fields")
+    }
+    guard fields.allSatisfy({ $0.count <= maximumFieldLength }) else { throw .malformed("a hello field over the limit") }
+    guard String(decoding: fields[0], as: UTF8.self) == version else { throw .malformed("another protocol version") }
+    let texts = fields.map { String(decoding: $0, as: UTF8.self) }
+    var variables: [String: String] = [:]
+    for entry in texts.dropFirst(5) {
+      guard let equals = entry.utf8.firstIndex(of: UInt8(ascii: "=")) else { throw .malformed("a variable without '='") }
+      let name = String(entry[..<equals])
+      guard RemoteSession.variables.contains(name), variables[name] == nil else {
+        throw .malformed("a variable that is not one of the SSH_* ones, or twice")
+      }
+      variables[name] = String(entry[entry.index(after: equals)...])
+    }
+    guard !texts[1].isEmpty else { throw .malformed("a hello without a user") }
+    return HelperHello(user: texts[1], service: texts[2], tty: texts[3], remoteHost: texts[4], remoteVariables: variables)
+  }
+}

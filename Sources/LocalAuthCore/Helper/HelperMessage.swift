@@ -1,0 +1,108 @@
+/// One message between pam_localauth (running in an unprivileged application) and localauth-helper.
+///
+/// On the wire a message is a tag byte, a 2-byte big-endian length and that many payload bytes, at most
+/// `maximumPayload`. The caller opens with `hello`; the helper then talks to the user through `info`, `error`,
+/// `request` and `secret` (answered by `answer` or `cancel`) and ends with one `result`. docs/HELPER.md.
+public enum HelperMessage: Equatable, Sendable {
+  /// Caller → helper, first and once: who is asked for and from where.
+  case hello(HelperHello)
+  /// Caller → helper: the secret typed at the last `secret` prompt.
+  case answer([UInt8])
+  /// Caller → helper: the conversation failed at the last `secret` prompt (`again`: PAM_CONV_AGAIN).
+  case cancel(again: Bool)
+  /// Helper → caller: an informational line.
+  case info(String)
+  /// Helper → caller: an error line.
+  case error(String)
+  /// Helper → caller: the biometric step's request ("Place your finger on the sensor …").
+  case request(String)
+  /// Helper → caller: ask for a secret with echo off, and send the answer back.
+  case secret(String)
+  /// Helper → caller, last: how the authentication ended.
+  case result(HelperResult)
+
+  /// The largest payload either side sends or accepts.
+  public static let maximumPayload = 1024
+
+  /// The wire form.
+  public func encode() -> [UInt8] {
+    let (tag, payload): (UInt8, [UInt8]) =
+      switch self {
+      case .hello(let hello): (0x01, hello.encode())
+      case .answer(let bytes): (0x02, bytes)
+      case .cancel(let again): (0x03, [again ? 1 : 0])
+      case .info(let text): (0x11, Self.text(text))
+      case .error(let text): (0x12, Self.text(text))
+      case .request(let text): (0x13, Self.text(text))
+      case .secret(let text): (0x14, Self.text(text))
+      case .result(let result): (0x1f, result.encode())
+      }
+    return [tag, UInt8(payload.count >> 8), UInt8(payload.count & 0xff)] + payload
+  }
+
+  /// The payload length a 3-byte header announces, or nil when it is over `maximumPayload`.
+  public static func payloadLength(header: [UInt8]) -> Int? {
+    guard header.count == 3 else { return nil }
+    let length = Int(header[1]) << 8 | Int(header[2])
+    return length <= maximumPayload ? length : nil
+  }
+
+  /// Parses one message from its tag and payload; anything unknown or malformed is refused.
+  public static func decode(tag: UInt8, payload: [UInt8]) throws(HelperProtocolError) -> HelperMessage {
+    guard payload.count <= maximumPayload else { throw .malformed("a message over \(maximumPayload) bytes") }
+    switch tag {
+    case 0x01: return .hello(try HelperHello.decode(payload))
+    case 0x02:
+      guard payload.count <= SecretBytes.maximumLength else { throw .malformed("an answer over the passcode limit") }
+      return .answer(payload)
+    case 0x03:
+      guard payload.count == 1, payload[0] <= 1 else { throw .malformed("a cancel without its flag") }
+      return .cancel(again: payload[0] == 1)
+    case 0x11: return .info(try text(payload))
+    case 0x12: return .error(try text(payload))
+    case 0x13: return .request(try text(payload))
+    case 0x14: return .secret(try text(payload))
+    case 0x1f: return .result(try HelperResult.decode(payload))
+    default: throw .malformed("an unknown message tag \(tag)")
+    }
+  }
+
+  /// A line for the user, cut to the payload limit on a UTF-8 boundary.
+  static func text(_ text: String) -> [UInt8] {
+    let bytes = Array(text.utf8)
+    guard bytes.count > maximumPayload else { return bytes }
+    // The first byte left out continues a character: leave out that whole character.
+    var end = maximumPayload
+    while end > 0, bytes[end] & 0xc0 == 0x80 { end -= 1 }
+    return Array(bytes[..<end])
+  }
+
+  /// A line from the helper: printable text only (control characters could rewrite the caller's screen).
+  static func text(_ payload: [UInt8]) throws(HelperProtocolError) -> String {
+    guard payload.allSatisfy({ $0 >= 0x20 && $0 != 0x7f || $0 == 0x0a }) else {
+      throw .malformed("a line with control characters")
+    }
+    return String(decoding: payload, as: UTF8.self)
+  }
+}
+
+/// Why a helper conversation broke off.
+public enum HelperProtocolError: Error, Equatable, Sendable, CustomStringConvertible {
+  /// The other side sent something the protocol does not allow.
+  case malformed(String)
+  /// The other side closed the channel.
+  case closed
+  /// Nothing arrived within the bound.
+  case timedOut(seconds: Int)
+  /// Reading or writing failed with this errno.
+  case io(Int32)
+
+  public var description: String {
+    switch self {
+    case .malformed(let what): "the other side sent \(what)"
+    case .closed: "the other side closed the channel"
+    case .timedOut(let seconds): "nothing arrived within \(seconds) seconds"
+    case .io(let code): "the channel failed: \(errnoDescription(code))"
+    }
+  }
+}

@@ -1,0 +1,111 @@
+import CSyscalls
+
+/// localauth-helper's side: one request from an unprivileged application, for the user who runs the helper only.
+///
+/// As unix_chkpwd does for pam_unix, the helper authenticates its real uid's user and nobody else: a request for
+/// another user is answered `otherUser` before anything is read. The configuration is the system's file only.
+public struct HelperService {
+  /// How long the caller has to send its hello.
+  public static let helloBound = 10
+  /// How long the helper waits for a typed answer.
+  public static let answerBound = 600
+
+  /// The socket to the caller.
+  public var channel: HelperChannel
+  /// The name of the user running the helper (its real uid's), or nil when the uid has no passwd entry.
+  public var realUserName: String?
+  /// The caller's pid, named on the prompt and in the prompt's announcement.
+  public var callerPID: Int32
+  /// The helper's log.
+  public var log: AuthLog
+
+  /// Describes a service.
+  public init(channel: HelperChannel, realUserName: String?, callerPID: Int32, log: AuthLog) {
+    self.channel = channel
+    self.realUserName = realUserName
+    self.callerPID = callerPID
+    self.log = log
+  }
+
+  /// Serves one request and returns the result it sent (also when sending it failed). The defaults are the
+  /// system's: its configuration file, its user database and `Dependencies.live`.
+  @discardableResult
+  public func serve(
+    options parse: () throws(ConfigError) -> Options = { () throws(ConfigError) in
+      try OptionParser.parse(arguments: []).options
+    },
+    userExists: (String) -> Bool = { getpwnam($0) != nil },
+    dependencies build: (Options, AuthPrompter, AuthLog) -> Dependencies = Dependencies.live
+  ) -> HelperResult {
+    let result = decide(parse, userExists, build)
+    try? channel.send(.result(result))
+    return result
+  }
+
+  private func decide(
+    _ parse: () throws(ConfigError) -> Options, _ userExists: (String) -> Bool,
+    _ build: (Options, AuthPrompter, AuthLog) -> Dependencies
+  ) -> HelperResult {
+    let hello: HelperHello
+    do {
+      guard case .hello(let opening) = try channel.receive(within: Self.helloBound) else {
+        log.log(.error, "localauth-helper refused a caller (pid \(callerPID)) that did not open with a hello.")
+        return .fault(.protocolViolation)
+      }
+      hello = opening
+    } catch {
+      log.log(.error, "localauth-helper refused a caller (pid \(callerPID)): \(error).")
+      return .fault(.protocolViolation)
+    }
+    guard let realUserName, hello.user == realUserName else {
+      log.log(
+        .notice,
+        "localauth-helper refused to authenticate user \(RequestOrigin.token(hello.user)) for uid \(getuid()) "
+          + "(service \(RequestOrigin.token(hello.service))): it authenticates only the user who runs it.")
+      return .otherUser
+    }
+    let options: Options
+    do { options = try parse() } catch {
+      log.log(.error, "localauth-helper cannot read its configuration: \(error)")
+      return .fault(.configuration)
+    }
+    let dependencies = build(options, ChannelPrompter(channel: channel), log)
+    let origin = RequestOrigin.current(
+      service: hello.service, tty: hello.tty, remoteHost: hello.remoteHost, processID: callerPID)
+    let authentication = UserAuthentication(
+      userName: realUserName, service: hello.service, tty: hello.tty, remoteHost: hello.remoteHost, origin: origin,
+      remoteVariables: hello.remoteVariables)
+    do {
+      return .decided(try authentication.run(options: options, dependencies: dependencies, userExists: userExists))
+    } catch {
+      log.log(.error, "localauth-helper could not authenticate user \(realUserName): \(error)")
+      return .fault(HelperFault(error))
+    }
+  }
+}
+
+/// The helper's prompter: every line and prompt goes to the caller, which shows it through its conversation.
+final class ChannelPrompter: AuthPrompter {
+  let channel: HelperChannel
+
+  init(channel: HelperChannel) { self.channel = channel }
+
+  func info(_ text: String) throws(LocalAuthError) { try send(.info(text)) }
+  func request(_ text: String) throws(LocalAuthError) { try send(.request(text)) }
+  func error(_ text: String) throws(LocalAuthError) { try send(.error(text)) }
+
+  func secret(_ prompt: String) throws(LocalAuthError) -> SecretBytes {
+    try send(.secret(prompt))
+    let reply: HelperMessage
+    do { reply = try channel.receive(within: HelperService.answerBound) } catch { throw .prompt(.conversationFailed) }
+    switch reply {
+    case .answer(let bytes): return SecretBytes(bytes)
+    case .cancel(let again): throw .prompt(again ? .conversationAgain : .conversationFailed)
+    default: throw .prompt(.conversationFailed)
+    }
+  }
+
+  private func send(_ message: HelperMessage) throws(LocalAuthError) {
+    do { try channel.send(message) } catch { throw .prompt(.conversationFailed) }
+  }
+}

@@ -1,0 +1,28 @@
+import CSyscalls
+import LocalAuthCore
+
+/// localauth-helper: the setuid-root program through which pam_localauth serves applications that do not run
+/// as root (screen lockers), as unix_chkpwd serves pam_unix. It authenticates only the user who runs it.
+///
+/// It trusts nothing it inherits: the environment is cleared, descriptors above 2 are closed, standard input
+/// must be the socket pam_localauth made (never a terminal), and the configuration is the system's file only.
+@main
+enum LocalAuthHelper {
+  static func main() {
+    let log = HelperSyslog()
+    ProcessHygiene.apply()
+    guard ProcessHygiene.standardInputIsSocket() else {
+      log.log(
+        .error,
+        "localauth-helper was run by uid \(getuid()) without pam_localauth's socket on its standard input; refused.")
+      exit(2)
+    }
+    let service = HelperService(
+      channel: HelperChannel(fd: 0), realUserName: RequestOrigin.passwdName(of: getuid()), callerPID: getppid(),
+      log: log)
+    switch service.serve() {
+    case .decided: exit(0)
+    case .otherUser, .fault: exit(1)
+    }
+  }
+}
