@@ -156,6 +156,10 @@ struct BenchUser {
     return nil
   }
 
+  /// The user's uid and primary gid.
+  var uid: UInt32 { getpwnam(name).map { $0.pointee.pw_uid } ?? 65534 }
+  var gid: UInt32 { getpwnam(name).map { $0.pointee.pw_gid } ?? 65534 }
+
   /// Removes the user.
   func remove(log: String) {
     guard getpwnam(name) != nil, let userdel = Spawn.which("userdel") else { return }

@@ -11,6 +11,9 @@ import Glibc
 // Usage: localauth-bench [--build DIR] [--json FILE] [--doc FILE] [--quick] [--only 1,2,…] [--source TEXT]
 //   BENCH_QUICK=1 in the environment is the same as --quick.
 
+if CommandLine.arguments.dropFirst().first == "--unprivileged-loop" {
+  exit(UnprivilegedLoop.main(Array(CommandLine.arguments.dropFirst(2))))
+}
 Bench.main()
 exit(0)
 
@@ -26,7 +29,7 @@ enum Bench {
     let buildDir = option("--build") ?? "build"
     let jsonPath = option("--json") ?? buildDir + "/bench.json"
     let docPath = option("--doc")
-    let only = Set((option("--only") ?? "1,2,3,4,5,6").split(separator: ",").map(String.init))
+    let only = Set((option("--only") ?? "1,2,3,4,5,6,7").split(separator: ",").map(String.init))
     let counts = quick ? BenchCounts.quick : BenchCounts.full
 
     var report = Report(quick: quick)
@@ -81,6 +84,10 @@ enum Bench {
     }
     section("5", "Matcher error rates and speed (item 5)") { report in MatcherBench(counts: counts).run(into: &report) }
     if let paths, let user = benchUser {
+      section("7", "Unprivileged caller through localauth-helper (item 7)") { report in
+        guard let pamtester = Spawn.which("pamtester") else { throw SetupError("pamtester is not installed (make deps installs it).") }
+        try HelperBench(paths: paths, user: user, passcode: secret, cost: cost, pamtester: pamtester, counts: counts).run(into: &report)
+      }
       section("6", "Cost growth with enrolled items and users (item 6)") { report in
         try ScalingBench(paths: paths, user: user, passcode: secret, cost: cost, counts: counts).run(into: &report)
       }

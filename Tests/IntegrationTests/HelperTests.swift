@@ -34,6 +34,44 @@ extension RealPAM {
       }
     }
 
+    @Test("the helper's prompt names the caller's service, tty and pid, and a touch reaches it only by its id")
+    func announcedPrompt() throws {
+      try withSandbox { s in
+        try s.setPasscode()
+        try s.enroll()
+        try s.satisfyPasscodeRules()
+        nonisolated(unsafe) let world = try prepare(s, extraConfig: ["timeout=20"])
+        nonisolated(unsafe) var run: PamtesterRun?
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+          run = try? world.pamtester(options: ["-I", "tty=/dev/pts/77"])
+          done.signal()
+        }
+        var listed: [[String: Any]] = []
+        let deadline = Date().addingTimeInterval(15)
+        while listed.isEmpty && Date() < deadline {
+          let out = try s.ctl("prompts", s.user, "--json").stdout
+          listed = (try? JSONSerialization.jsonObject(with: Data(out.utf8)) as? [[String: Any]]) ?? []
+          if listed.isEmpty { usleep(50_000) }
+        }
+        let prompt = try #require(listed.first, "no prompt was announced")
+        #expect(prompt["service"] as? String == s.service)
+        #expect(prompt["tty"] as? String == "/dev/pts/77")
+        #expect(prompt["requesterUid"] as? Int == Int(s.uid))
+        let pid = try #require(prompt["pid"] as? Int)
+        let command = try String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)
+        #expect(command == "pamtester\n", "the announced pid is the caller, not the helper")
+        // A wrong id is refused; the right one is delivered.
+        let wrong = try Run.program(
+          Artifacts.ctl, ["touch", s.user, "right-index", "--quality", "1", "--prompt", "00000000", "--state-dir", s.stateDir])
+        #expect(wrong.status != 0)
+        try s.ctl("touch", s.user, "right-index", "--quality", "1", "--prompt", try #require(prompt["id"] as? String))
+        #expect(done.wait(timeout: .now() + 30) == .success)
+        let result = try #require(run)
+        #expect(result.verdict == PAMText.verdict("PAM_SUCCESS"), "\(result.run.stderr)")
+      }
+    }
+
     @Test("pamtester as the user: the passcode succeeds; a wrong one fails with the module's message and is counted")
     func passcode() throws {
       try withSandbox { s in

@@ -58,13 +58,16 @@ struct HelperWorld {
   }
 
   /// pamtester as the test user through pam_wrapper on the sandbox's service folder.
-  func pamtester(user: String? = nil, stdin: String = "", _ operations: [String] = ["authenticate"]) throws -> PamtesterRun {
+  func pamtester(
+    user: String? = nil, stdin: String = "", options: [String] = [], _ operations: [String] = ["authenticate"]
+  ) throws -> PamtesterRun {
     let environment = [
       "LD_PRELOAD": "libpam_wrapper.so", "PAM_WRAPPER": "1", "PAM_WRAPPER_SERVICE_DIR": sandbox.serviceDir,
       "PAM_WRAPPER_DEBUGLEVEL": "2",
     ]
     return PamtesterRun(
       run: try asUser(
-        Artifacts.pamtester, [sandbox.service, user ?? sandbox.user] + operations, stdin: stdin, environment: environment))
+        Artifacts.pamtester, options + [sandbox.service, user ?? sandbox.user] + operations, stdin: stdin,
+        environment: environment))
   }
 }
