@@ -34,15 +34,15 @@ let package = Package(
       name: "localauthctl",
       dependencies: ["LocalAuthCore", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
     .executableTarget(name: "PAMHarness", dependencies: ["CPAM"]),
-    // The setuid helper for unprivileged applications (issue 13). Installed from the Makefile's Embedded build;
+    // The setuid helper for unprivileged applications (docs/HELPER.md). Installed from the Makefile's Embedded build;
     // SwiftPM builds it in ordinary Swift for the tests' type-checking.
     .executableTarget(
       name: "localauth-helper", dependencies: ["LocalAuthCore", "CSyscalls"], linkerSettings: [.linkedLibrary("m")]),
-    // Benchmarks (issue 5): `make bench`.
+    // Benchmarks: `make bench` (docs/PERFORMANCE.md).
     .executableTarget(name: "localauth-bench", dependencies: ["LocalAuthCore", "CPAM"]),
     // make bench's floor, built in Embedded Swift by the Makefile like the module; here it is only type-checked.
     .target(name: "BenchFloorModule", dependencies: ["CPAM", "CSyscalls"]),
-    // libFuzzer targets for the option parser and the state decoder (issue 4): `make fuzz`.
+    // libFuzzer targets for the option parser, the state decoder and the helper protocol: `make fuzz`.
     .executableTarget(name: "localauth-fuzz", dependencies: ["LocalAuthCore", "LocalAuthTesting"]),
     .testTarget(name: "LocalAuthCoreTests", dependencies: ["LocalAuthCore", "LocalAuthTesting"]),
     .testTarget(name: "LocalAuthenticationTests", dependencies: ["LocalAuthentication", "LocalAuthCore", "LocalAuthTesting"]),

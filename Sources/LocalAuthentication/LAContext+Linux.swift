@@ -20,3 +20,7 @@ extension LAContext {
     try evaluator.endReuseWindow(for: try UserName(configuration.user))
   }
 }
+
+/// Linux-only: the prompter a system context talks to the user with (the controlling terminal, echo off for
+/// the passcode); the core's one terminal prompter.
+public typealias TerminalPrompter = LocalAuthCore.TerminalPrompter

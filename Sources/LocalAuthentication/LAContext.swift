@@ -152,9 +152,7 @@ open class LAContext: @unchecked Sendable {
     cancellation.cancel()
   }
 
-  /// Mistakes of the calling program (Apple raises an Objective-C exception for these).
-  public enum UsageError: Error, Equatable, Sendable {
-    /// `localizedReason` was empty.
-    case emptyReason
-  }
+  /// Mistakes of the calling program (Apple raises an Objective-C exception for these): the core's one
+  /// `UsageError`, so the module, the CLI and this API name them alike.
+  public typealias UsageError = LocalAuthCore.UsageError
 }

@@ -51,7 +51,6 @@ enum PAMResult {
     case .failure(let code, let detail):
       switch (code, detail) {
       case (_, .passcodeDelayed): return PAM_MAXTRIES
-      case (_, .featureNotEnabled): return PAM_IGNORE
       case (.userFallback, _): return PAM_IGNORE
       case (.biometryLockout, .passcodeRequired): return PAM_AUTHINFO_UNAVAIL
       case (.biometryLockout, _): return PAM_MAXTRIES

@@ -1,7 +1,7 @@
 import CPAM
 import LocalAuthCore
 
-/// pam_sm_close_session: logout ends the user's reuse window (seed 003's Face ID login loop).
+/// pam_sm_close_session: logout ends the user's reuse window (otherwise Face ID would log the user straight back in: docs/RULES.md, rule 7).
 enum Sessions {
   static func close(_ context: PAMEntry.Context) throws(LocalAuthError) -> CInt {
     guard case .success(let rawUser) = context.handle.user(), let user = try? UserName(rawUser) else {

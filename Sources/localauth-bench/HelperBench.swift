@@ -4,7 +4,7 @@ import LocalAuthCore
 import Glibc
 #endif
 
-/// Item 7 (issue 13): an unprivileged caller. pamtester run as the benchmark user (not root) with the passcode
+/// Item 7: an unprivileged caller (docs/HELPER.md). pamtester run as the benchmark user (not root) with the passcode
 /// through pam_localauth, which starts the setuid localauth-helper, against pam_unix with the password, which
 /// starts the setgid unix_chkpwd; both secrets are yescrypt at the same cost.
 ///

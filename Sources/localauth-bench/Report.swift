@@ -1,6 +1,11 @@
+import LocalAuthCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
+
+/// The report's JSON values: the core's one writer.
+typealias JSON = JSONValue
 
 /// One row of the table: what was measured, ours against the reference, the target, and what it means.
 struct Figure {

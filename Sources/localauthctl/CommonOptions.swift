@@ -38,7 +38,7 @@ struct CommonOptions: ParsableArguments {
   func context(prompter: AuthPrompter? = nil, log: AuthLog = NullLog()) throws -> CommandContext {
     let options = try options()
     return CommandContext(
-      options: options, dependencies: .live(options, prompter: prompter ?? TerminalPrompter(), log: log))
+      options: options, dependencies: .live(options, prompter: prompter ?? TerminalPrompter(standardInputFallback: true), log: log))
   }
 }
 

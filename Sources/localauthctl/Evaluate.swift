@@ -67,7 +67,6 @@ extension LocalAuthCtl {
       case .biometryLockedOut(let failures): " Biometry is locked after \(failures) failed matches."
       case .passcodeRequired(let why): " \(why.message)"
       case .remoteSession: " Biometry is not used in remote sessions."
-      case .featureNotEnabled: " The user has not enabled this feature."
       case .fallbackChosen: " The fallback button was pressed."
       }
     }

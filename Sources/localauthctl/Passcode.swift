@@ -39,19 +39,19 @@ extension LocalAuthCtl {
 
       /// Reads the new passcode: twice with echo off at a terminal, else one line of standard input.
       func readNewPasscode() throws -> SecretBytes {
-        let terminal = Terminal.open()
-        guard terminal.isInteractive else {
-          guard let line = try terminal.readLine() else {
-            throw CommandFailure("No passcode on standard input.")
+        let terminal = TerminalPrompter(standardInputFallback: true)
+        func read(_ prompt: String, missing: String) throws -> SecretBytes {
+          do { return try terminal.secret(prompt) } catch {
+            if case .prompt(.interrupted) = error { throw CommandFailure("Cancelled; nothing was changed.") }
+            throw CommandFailure(missing)
           }
-          return line
         }
-        guard let first = try terminal.readSecret(prompt: "New passcode for \(user): ") else {
-          throw CommandFailure("No passcode was entered.")
-        }
-        guard let second = try terminal.readSecret(prompt: "Retype the new passcode: ") else {
+        guard terminal.isInteractive else { return try read("", missing: "No passcode on standard input.") }
+        let first = try read("New passcode for \(user): ", missing: "No passcode was entered.")
+        let second: SecretBytes
+        do { second = try read("Retype the new passcode: ", missing: "No passcode was entered.") } catch {
           first.wipe()
-          throw CommandFailure("No passcode was entered.")
+          throw error
         }
         defer { second.wipe() }
         guard constantTimeEquals(first.bytes, second.bytes) else {

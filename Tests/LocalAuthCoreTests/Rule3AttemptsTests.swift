@@ -17,6 +17,20 @@ struct Rule3AttemptsTests {
     #expect(world.shown("error: ").filter { $0 == "error: Try again." }.count == 2)
   }
 
+  @Test("Rule 3: the injected matcher decides: a retry is not a failure, two misses are, then a match")
+  func scriptedMatcher() throws {
+    let world = try TestWorld()
+    try world.prime()
+    let matcher = ScriptedMatcher([.retry, .noMatch(bestScore: 0.2), .noMatch(bestScore: 0.3), .match(template: TestWorld.item, score: 0.9)])
+    world.matcher = matcher
+    // Four captures of the user's own finger: only the script says which match.
+    world.present(world.genuine(), world.genuine(), world.genuine(), world.genuine())
+    #expect(try world.evaluate(.deviceOwnerAuthenticationWithBiometrics) == .success(.biometry))
+    #expect(matcher.calls == 4)
+    #expect(world.shown("error: ").filter { $0 == "error: Try again." }.count == 2)
+    #expect(try world.record().biometricFailures == 0)
+  }
+
   @Test("Rule 3: Face ID offers the fallback after two failed matches and stops matching")
   func faceIDFallbackAfterTwo() throws {
     let world = try TestWorld(modality: .faceID)

@@ -12,6 +12,8 @@ final class TestWorld {
   let sensor: ScriptedSensor
   let prompter = ScriptedPrompter()
   let log = MemoryLog()
+  /// The matcher; a test may script it instead (ScriptedMatcher).
+  var matcher: BiometricMatcher = SimulatedMatcher()
   var settings: EvaluationSettings
   let simulator = BiometricSimulator(worldSeed: 0x5EED)
   var rng: SplitMix64
@@ -39,7 +41,7 @@ final class TestWorld {
   }
 
   var dependencies: Dependencies {
-    Dependencies(clock: clock, store: store, sensor: sensor, prompter: prompter, log: log)
+    Dependencies(clock: clock, store: store, sensor: sensor, prompter: prompter, log: log, matcher: matcher)
   }
   var evaluator: PolicyEvaluator { PolicyEvaluator(dependencies: dependencies, settings: settings) }
   var admin: Administration { Administration(store: store, clock: clock, settings: settings) }

@@ -23,7 +23,6 @@ struct PAMResultTests {
     (.failure(.biometryNotEnrolled, .none), PAM_AUTHINFO_UNAVAIL, "not enrolled"),
     (.failure(.passcodeNotSet, .none), PAM_AUTHINFO_UNAVAIL, "no passcode"),
     (.failure(.userFallback, .fallbackChosen), PAM_IGNORE, "fallback, policy 1"),
-    (.failure(.authenticationFailed, .featureNotEnabled), PAM_IGNORE, "feature not enabled"),
     (.failure(.userCancel, .none), PAM_AUTHINFO_UNAVAIL, "cancel pressed"),
     (.failure(.systemCancel, .none), PAM_AUTHINFO_UNAVAIL, "sensor timeout"),
     (.failure(.appCancel, .none), PAM_AUTHINFO_UNAVAIL, "application cancelled"),
@@ -39,7 +38,7 @@ struct PAMResultTests {
   /// Every detail the core can attach to a failure.
   static let details: [FailureDetail] = [
     .none, .passcodeDelayed(until: now), .biometryLockedOut(failures: 5), .remoteSession,
-    .featureNotEnabled, .fallbackChosen,
+    .fallbackChosen,
   ] + [PasscodeRequirement.reboot, .idle, .passcodeAge, .enrollmentChange, .lockout].map { .passcodeRequired($0) }
 
   @Test("no failure, whatever its code and detail, gives PAM_SUCCESS")

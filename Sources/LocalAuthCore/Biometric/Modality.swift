@@ -21,7 +21,7 @@ public enum Modality: String, Sendable, CaseIterable {
     }
   }
 
-  /// Failed matches that end one prompt: Touch ID 3, Face ID 2 (LOCALAUTH.md §4).
+  /// Failed matches that end one prompt: Touch ID 3, Face ID 2 (docs/RULES.md, rule 3).
   public var failuresPerPrompt: Int {
     switch self {
     case .touchID: 3
@@ -37,7 +37,7 @@ public enum Modality: String, Sendable, CaseIterable {
     }
   }
 
-  /// Apple's published false-match rate for one enrolled item (LOCALAUTH.md §10).
+  /// Apple's published false-match rate for one enrolled item (docs/RULES.md, "Simulated biometrics").
   public var publishedFalseMatchRate: Double {
     switch self {
     case .touchID: 1.0 / 50_000

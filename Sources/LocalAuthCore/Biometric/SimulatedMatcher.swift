@@ -1,14 +1,24 @@
+/// The outcome of matching one sample against the enrolled templates.
+public enum MatchDecision: Equatable, Sendable {
+  /// The sample matched the named template.
+  case match(template: String, score: Double)
+  /// No template reached the threshold.
+  case noMatch(bestScore: Double)
+  /// The capture was too poor to match; the user should present again (does not count as a failure).
+  case retry
+}
+
+/// Decides whether a sample matches the enrolled templates: a side effect of the evaluation like the sensor,
+/// injected through `Dependencies` so that tests can script the decisions.
+public protocol BiometricMatcher: AnyObject {
+  /// Matches `sample` against `templates`.
+  func decide(_ sample: BiometricSample, against templates: [BiometricTemplate]) -> MatchDecision
+}
+
 /// Scores samples against templates and decides with the modality's calibrated threshold.
-public struct SimulatedMatcher: Sendable {
-  /// The outcome of matching one sample against the enrolled templates.
-  public enum Decision: Equatable, Sendable {
-    /// The sample matched the named template.
-    case match(template: String, score: Double)
-    /// No template reached the threshold.
-    case noMatch(bestScore: Double)
-    /// The capture was too poor to match; the user should present again (does not count as a failure).
-    case retry
-  }
+public final class SimulatedMatcher: BiometricMatcher, Sendable {
+  /// The outcome of matching one sample (`MatchDecision`).
+  public typealias Decision = MatchDecision
 
   /// Creates a matcher.
   public init() {}

@@ -1,4 +1,4 @@
-/// Why an evaluation failed, with Apple's LAError.Code raw values (LOCALAUTH.md §2).
+/// Why an evaluation failed, with Apple's LAError.Code raw values (docs/RULES.md, "Where failures come from").
 public enum AuthErrorCode: Int, Sendable, CaseIterable {
   /// The user failed to provide valid credentials.
   case authenticationFailed = -1

@@ -23,7 +23,7 @@ struct BiometricPrompt {
   let request: EvaluationRequest
   let modality: Modality
   let templates: [BiometricTemplate]
-  let matcher = SimulatedMatcher()
+  var matcher: BiometricMatcher { dependencies.matcher }
 
   /// Announces the prompt to the sensor for the duration of `body`: only events presented to it reach it.
   func presented<T>(_ body: () throws(LocalAuthError) -> T) throws(LocalAuthError) -> T {
@@ -99,7 +99,7 @@ struct BiometricPrompt {
 
   /// Waits for the buttons Face ID shows after its last failure ("Cancel" and the fallback).
   ///
-  /// Face ID "stops trying" after two failures (LOCALAUTH.md §1.1), so captures are ignored here; a wait
+  /// Face ID "stops trying" after two failures (docs/RULES.md, rule 3), so captures are ignored here; a wait
   /// that times out is a system cancel, like every other sensor wait.
   func awaitButtons() throws(LocalAuthError) -> BiometricPromptResult {
     let fallback = request.effectiveFallbackTitle ?? "Enter Password"

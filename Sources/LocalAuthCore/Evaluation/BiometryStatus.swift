@@ -5,7 +5,7 @@ public enum BiometryStatus: Equatable, Sendable {
   /// Biometry cannot be offered.
   case unusable(AuthErrorCode, FailureDetail)
 
-  /// Decides biometry's status from the sensor, the record and the rules (LOCALAUTH.md §1, §4, §6).
+  /// Decides biometry's status from the sensor, the record and the rules (docs/RULES.md, rules 1, 3 and 6).
   public static func of(
     record: UserRecord, sensor: Modality?, remote: Bool, now: WallTime, bootID: String, settings: EvaluationSettings
   ) -> BiometryStatus {
@@ -25,7 +25,7 @@ public enum BiometryStatus: Equatable, Sendable {
     return .usable(modality)
   }
 
-  /// Why the passcode is required instead of biometry now, or nil when biometry may be used (§6).
+  /// Why the passcode is required instead of biometry now, or nil when biometry may be used (rule 6).
   public static func passcodeRequirement(
     record: UserRecord, now: WallTime, bootID: String, settings: EvaluationSettings
   ) -> PasscodeRequirement? {

@@ -20,13 +20,11 @@ public enum FailureDetail: Sendable, Equatable {
   case passcodeRequired(PasscodeRequirement)
   /// Biometry is not offered on a remote session.
   case remoteSession
-  /// The user has not enabled protection for the feature (facade mode).
-  case featureNotEnabled
   /// The fallback was pressed under the biometrics-only policy.
   case fallbackChosen
 }
 
-/// Why the passcode is required instead of biometry (LOCALAUTH.md §6).
+/// Why the passcode is required instead of biometry (docs/RULES.md, rule 6).
 public enum PasscodeRequirement: String, Sendable, Equatable {
   /// The machine rebooted since the last passcode success.
   case reboot

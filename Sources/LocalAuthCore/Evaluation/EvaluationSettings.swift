@@ -1,4 +1,4 @@
-/// The tunable rules of an evaluation; the defaults are Apple's values (LOCALAUTH.md §4–§6).
+/// The tunable rules of an evaluation; the defaults are Apple's values (docs/RULES.md, rules 3–6).
 public struct EvaluationSettings: Equatable, Sendable {
   /// Consecutive failed matches that lock biometry (Apple: 5).
   public var lockoutThreshold = 5

@@ -1,6 +1,6 @@
 /// The evaluation engine: runs a policy for a user against the state, the sensor and the user interface.
 ///
-/// The flow follows LOCALAUTH.md §12: under deviceOwnerAuthentication, biometry first when usable, the
+/// The flow follows docs/RULES.md, rules 1 and 2: under deviceOwnerAuthentication, biometry first when usable, the
 /// passcode otherwise or after the fallback; under deviceOwnerAuthenticationWithBiometrics, biometry only.
 public struct PolicyEvaluator {
   /// The side effects.
@@ -103,7 +103,7 @@ public struct PolicyEvaluator {
         case .fallback, .exhausted, .lockedOut: break
         }
       case .unusable(_, let detail):
-        // Unusable biometry is not an error under this policy: straight to the passcode (§1.2).
+        // Unusable biometry is not an error under this policy: straight to the passcode (rule 1).
         if case .passcodeRequired(let why) = detail { try dependencies.prompter.info(why.message) }
       }
       return finish(
@@ -111,12 +111,12 @@ public struct PolicyEvaluator {
     }
   }
 
-  /// The user's opaque enrollment state (evaluatedPolicyDomainState); nil when nothing is enrolled (§8).
+  /// The user's opaque enrollment state (evaluatedPolicyDomainState); nil when nothing is enrolled (rule 8).
   public func domainState(for user: UserName) throws(LocalAuthError) -> String? {
     try dependencies.store.load(user)?.domainState
   }
 
-  /// Ends `user`'s reuse window (logout must end it: seed 003's Face ID login loop).
+  /// Ends `user`'s reuse window (logout must end it, or Face ID would log the user straight back in: rule 7).
   public func endReuseWindow(for user: UserName) throws(LocalAuthError) {
     try dependencies.store.modify(user) { record throws(LocalAuthError) in record.reuse = nil }
   }

@@ -53,7 +53,7 @@ public enum HelperResult: Equatable, Sendable {
     case .biometryLockedOut(let failures): [2, UInt8(clamping: failures)]
     case .passcodeRequired(let why): [3, requirements.firstIndex(of: why).map(UInt8.init) ?? 0]
     case .remoteSession: [4]
-    case .featureNotEnabled: [5]
+    // 5 was a detail that no evaluation gave (facade mode is ModuleOutcome.featureNotEnabled): not reused.
     case .fallbackChosen: [6]
     }
   }
@@ -70,7 +70,6 @@ public enum HelperResult: Equatable, Sendable {
       guard Int(bytes[1]) < requirements.count else { throw bad }
       return .passcodeRequired(requirements[Int(bytes[1])])
     case (4, 1): return .remoteSession
-    case (5, 1): return .featureNotEnabled
     case (6, 1): return .fallbackChosen
     default: throw bad
     }

@@ -1,4 +1,4 @@
-/// Apple's escalating passcode delays (LOCALAUTH.md §5): after the Nth consecutive failure, the next
+/// Apple's escalating passcode delays (docs/RULES.md, rule 5): after the Nth consecutive failure, the next
 /// attempt must wait 1–4: none, 5: 1 min, 6: 5 min, 7–8: 15 min, 9 and more: 1 h.
 public struct DelaySchedule: Equatable, Sendable {
   /// The delays in seconds, indexed by failure count minus one; the last entry repeats.

@@ -1,4 +1,4 @@
-/// Every side effect the core has comes in through this one value: clock, store, sensor, UI, log.
+/// Every side effect the core has comes in through this one value: clock, store, sensor, matcher, UI, log.
 public struct Dependencies {
   /// Time and boot identity.
   public var clock: AuthClock
@@ -10,13 +10,19 @@ public struct Dependencies {
   public var prompter: AuthPrompter
   /// The log.
   public var log: AuthLog
+  /// The matcher that compares the sensor's samples with the enrolled templates.
+  public var matcher: BiometricMatcher
 
-  /// Collects the side effects.
-  public init(clock: AuthClock, store: StateStore, sensor: BiometricSensor, prompter: AuthPrompter, log: AuthLog) {
+  /// Collects the side effects; the matcher is the simulated one unless a test scripts it.
+  public init(
+    clock: AuthClock, store: StateStore, sensor: BiometricSensor, prompter: AuthPrompter, log: AuthLog,
+    matcher: BiometricMatcher = SimulatedMatcher()
+  ) {
     self.clock = clock
     self.store = store
     self.sensor = sensor
     self.prompter = prompter
     self.log = log
+    self.matcher = matcher
   }
 }

@@ -1,7 +1,6 @@
-import LocalAuthCore
-
-/// A small JSON writer: objects keep their key order, strings are escaped per RFC 8259. No Foundation.
-enum JSONValue {
+/// The one JSON writer (localauthctl's `--json` output, the benchmark's report): objects keep their key order,
+/// strings are escaped per RFC 8259. No Foundation.
+public enum JSONValue {
   case null
   case bool(Bool)
   case int(Int)
@@ -11,10 +10,10 @@ enum JSONValue {
   case object([(String, JSONValue)])
 
   /// An optional string, or null.
-  static func string(_ value: String?) -> JSONValue { value.map { .string($0) } ?? .null }
+  public static func string(_ value: String?) -> JSONValue { value.map { .string($0) } ?? .null }
 
   /// The value as JSON text; `indent` > 0 pretty-prints with that many spaces per level.
-  func rendered(indent: Int = 2) -> String {
+  public func rendered(indent: Int = 2) -> String {
     var out = ""
     write(to: &out, indent: indent, level: 0)
     return out
@@ -64,5 +63,5 @@ enum JSONValue {
   }
 
   /// `s` as a JSON string literal.
-  static func quoted(_ s: String) -> String { jsonQuoted(s) }
+  public static func quoted(_ s: String) -> String { jsonQuoted(s) }
 }
