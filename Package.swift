@@ -24,7 +24,9 @@ let package = Package(
     .systemLibrary(name: "CCrypt", providers: [.apt(["libcrypt-dev"])]),
     // The C library calls the core makes (Embedded Swift has no Glibc module): headers and a few shims.
     .systemLibrary(name: "CSyscalls"),
-    .target(name: "LocalAuthCore", dependencies: ["CCrypt", "CSyscalls"]),
+    // libsystemd's sd-bus, for sensor=fprintd: opened on first use (Sources/CDBus/shim.h), not linked.
+    .systemLibrary(name: "CDBus"),
+    .target(name: "LocalAuthCore", dependencies: ["CCrypt", "CSyscalls", "CDBus"]),
     .target(name: "LocalAuthentication", dependencies: ["LocalAuthCore"]),
     .target(name: "LocalAuthTesting", dependencies: ["LocalAuthCore"]),
     // The PAM glue. The installed pam_localauth.so is built from these files in Embedded Swift by the Makefile;

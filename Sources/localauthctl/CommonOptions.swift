@@ -17,13 +17,18 @@ struct CommonOptions: ParsableArguments {
     help: ArgumentHelp("The configuration file (default: /etc/security/localauth.conf when it exists).", valueName: "file"))
   var conf: String?
 
+  @Option(
+    name: .long,
+    help: ArgumentHelp("The sensor: touchid, faceid, fprintd or none (default: sensor from the configuration).", valueName: "kind"))
+  var sensor: String?
+
   func validate() throws {
     if stateDir == "" { throw ValidationError("--state-dir needs a folder.") }
     if conf == "" { throw ValidationError("--conf needs a file.") }
   }
 
   /// The module arguments that stand for these options (`conf=`), made absolute.
-  var moduleArguments: [String] { conf.map { ["conf=" + absolutePath($0)] } ?? [] }
+  var moduleArguments: [String] { (conf.map { ["conf=" + absolutePath($0)] } ?? []) + (sensor.map { ["sensor=" + $0] } ?? []) }
 
   /// The effective options: defaults, the configuration file, then `--state-dir`; warnings go to stderr.
   func options() throws -> Options {

@@ -22,6 +22,12 @@ extension LocalAuthCtl {
       try reporting {
         let name = try userName(user)
         let context = try common.context()
+        if context.options.fprintd {
+          let fprintdName = finger.hasSuffix("-finger") ? finger : finger + "-finger"
+          throw CommandFailure(
+            "fprintd keeps the prints of a real reader: enroll with fprintd-enroll -f \(fprintdName) \(user) (or your desktop's "
+              + "settings). pam_localauth sees the change and asks for the passcode once.")
+        }
         try context.sensorAdmin.enroll(finger, modality: modality, for: name, through: context.admin)
         print("Enrolled \(modality.itemNoun) \(finger) for \(user).")
       }

@@ -15,6 +15,11 @@ extension LocalAuthCtl {
       try reporting {
         let name = try userName(user)
         let context = try common.context()
+        if let reader = context.dependencies.sensor as? FprintdSensor {
+          // fprintd keeps the prints: they are listed from it, not from the state.
+          print(ReaderLine(user: name, sensor: reader).text)
+          return
+        }
         let record = try context.admin.record(for: name)
         if record.templates.isEmpty {
           print("Nothing is enrolled for \(user).")

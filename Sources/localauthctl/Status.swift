@@ -31,7 +31,15 @@ extension LocalAuthCtl {
           throw error
         }
         let waiting = (try? context.sensorAdmin.waitingPrompts(for: name).count) ?? 0
-        print(json ? StatusFormat.json(report, waitingPrompts: waiting).rendered() : StatusFormat.text(report, waitingPrompts: waiting))
+        let reader = (context.dependencies.sensor as? FprintdSensor).map { ReaderLine(user: name, sensor: $0) }
+        if json {
+          var object = StatusFormat.json(report, waitingPrompts: waiting)
+          if let reader, case .object(let members) = object { object = .object(members + [("reader", reader.json)]) }
+          print(object.rendered())
+        } else {
+          print(StatusFormat.text(report, waitingPrompts: waiting))
+          if let reader { print(reader.text) }
+        }
         // Status reads without the lock; a holder is named so that a hung reset or prompt can be explained.
         let lockPath = context.options.stateDirectory + "/locks/" + name.value
         if !json, let holder = LockHolder.find(forLockAt: lockPath) { print("The state lock is held by \(holder).") }

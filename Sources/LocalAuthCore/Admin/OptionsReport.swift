@@ -10,7 +10,8 @@ extension Options {
     lines.append("timeout=\(Self.number(e.sensorTimeout))")
     lines.append(feature.map { "feature=\($0)" } ?? "# feature is not set: every user is asked")
     lines.append("state_dir=\(stateDirectory)")
-    lines.append("sensor=\(sensor.map { $0 == .touchID ? "touchid" : "faceid" } ?? "none")")
+    lines.append("sensor=\(fprintd ? "fprintd" : sensor.map { $0 == .touchID ? "touchid" : "faceid" } ?? "none")")
+    if fprintd { lines.append("fprint_dir=\(fprintDirectory)") }
     lines.append("event_expiry=\(Self.number(eventExpiry))")
     lines.append("lockout_threshold=\(e.lockoutThreshold)")
     lines.append("passcode_after_reboot=\(e.passcodeAfterReboot ? "yes" : "no")")

@@ -8,6 +8,35 @@ public enum SensorEvent: Equatable, Sendable {
   case fallback
   /// Nothing happened before the deadline.
   case timeout
+  /// A reader that matches on its own (fprintd) reported a result.
+  case reader(ReaderResult)
+}
+
+/// What a reader that matches prints itself (fprintd) reports; the simulated sensor never gives one.
+public enum ReaderResult: Equatable, Sendable {
+  /// The finger matched the named enrolled print.
+  case match(item: String)
+  /// The finger did not match any enrolled print.
+  case noMatch
+  /// The scan was unusable; the user should present again (not a failed match). The text says how.
+  case retry(String)
+  /// The reader went away or failed (disconnected, unknown error): biometry is not available now. The text says why.
+  case lost(String)
+}
+
+/// The prints a reader keeps itself (fprintd): the enrolled items and a digest of them that changes whenever a
+/// print is added, removed or enrolled again (the domain state).
+public struct ReaderEnrollment: Equatable, Sendable {
+  /// The enrolled items ("right-index-finger").
+  public var items: [String]
+  /// The domain state; nil when nothing is enrolled.
+  public var domainState: String?
+
+  /// Describes an enrollment.
+  public init(items: [String], domainState: String?) {
+    self.items = items
+    self.domainState = items.isEmpty ? nil : domainState
+  }
 }
 
 /// A biometric sensor: it reports events for a user's prompt and never decides a match.
@@ -24,6 +53,12 @@ public protocol BiometricSensor: AnyObject {
   func nextEvent(for user: UserName, deadline: WallTime) throws(LocalAuthError) -> SensorEvent
   /// Like `nextEvent(for:deadline:)`, but returns `.timeout` early once `cancellation` is set.
   func nextEvent(for user: UserName, deadline: WallTime, cancellation: CancellationFlag?) throws(LocalAuthError) -> SensorEvent
+  /// The prints the reader itself keeps for `user`, or nil when enrollment lives in the user's record (the
+  /// simulated sensor).
+  func readerEnrollment(for user: UserName) -> ReaderEnrollment?
+  /// What the prompt asks the user to do ("Place your finger on the Goodix reader"), or nil for the modality's
+  /// own instruction.
+  func instruction(for user: UserName) -> String?
 }
 
 extension BiometricSensor {
@@ -31,6 +66,10 @@ extension BiometricSensor {
   public func openPrompt(for user: UserName, origin: RequestOrigin) throws(LocalAuthError) {}
   /// Nothing to withdraw.
   public func closePrompt(for user: UserName) {}
+  /// Enrollment lives in the record.
+  public func readerEnrollment(for user: UserName) -> ReaderEnrollment? { nil }
+  /// The modality's instruction.
+  public func instruction(for user: UserName) -> String? { nil }
 
   /// The default ignores the flag; the caller checks it after the event (sensors that wait override this).
   public func nextEvent(for user: UserName, deadline: WallTime, cancellation: CancellationFlag?) throws(LocalAuthError) -> SensorEvent {

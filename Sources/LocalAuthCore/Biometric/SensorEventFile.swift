@@ -24,6 +24,8 @@ public enum SensorEventFile {
     case .cancel: lines.append("kind cancel")
     case .fallback: lines.append("kind fallback")
     case .timeout: lines.append("kind timeout")
+    // A reader's verdict never travels through the spool (decode refuses it): the simulated sensor gives none.
+    case .reader: lines.append("kind reader")
     case .sample(let s):
       lines += ["kind sample", "modality \(s.modality.rawValue)", "quality \(s.quality)",
         "features " + FloatVectorText.encode(s.features)]

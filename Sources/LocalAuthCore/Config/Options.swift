@@ -17,6 +17,10 @@ public struct Options: Equatable, Sendable {
   public var stateDirectory: String = FileStateStore.defaultRoot
   /// The simulated sensor's modality, or nil for no sensor.
   public var sensor: Modality? = .touchID
+  /// A real reader through fprintd instead of the simulated sensor (`sensor=fprintd`).
+  public var fprintd = false
+  /// Where fprintd keeps its prints (the domain state's source).
+  public var fprintDirectory = "/var/lib/fprint"
   /// Seconds a presented sensor event stays valid.
   public var eventExpiry: Double = 30
   /// Log debug lines.
@@ -253,13 +257,23 @@ public enum OptionParser {
       $0.helperPath = $1
       return true
     },
-    OptionSpec(key: "sensor", takesValue: true, expected: "touchid, faceid or none") {
+    OptionSpec(key: "sensor", takesValue: true, expected: "touchid, faceid, fprintd or none") {
+      $0.fprintd = $1 == "fprintd"
       if $1 == "none" {
         $0.sensor = nil
         return true
       }
+      if $1 == "fprintd" {
+        $0.sensor = .touchID
+        return true
+      }
       guard let m = Modality(name: $1) else { return false }
       $0.sensor = m
+      return true
+    },
+    OptionSpec(key: "fprint_dir", takesValue: true, expected: "an absolute path") {
+      guard $1.hasPrefix("/"), $1.utf8.count < 512 else { return false }
+      $0.fprintDirectory = $1
       return true
     },
     OptionSpec(key: "event_expiry", takesValue: true, expected: "seconds from 1 to 3600") {

@@ -14,6 +14,8 @@ enum BiometricPromptResult: Equatable {
   case lockedOut
   /// The caller cancelled the evaluation.
   case appCancel
+  /// The reader went away or failed during the prompt (the reason, for the log).
+  case readerLost(String)
 }
 
 /// Runs one biometric prompt: waits for captures, matches them, counts failures across processes.
@@ -45,7 +47,8 @@ struct BiometricPrompt {
     if origin.isOtherRequester(than: user) {
       try prompter.request("\(origin.requesterName) asks for \(user)'s \(modality.bodyPart) to run \(origin.service).")
     }
-    try prompter.request("\(modality.presentInstruction) to \(request.reason).")
+    let instruction = dependencies.sensor.instruction(for: user) ?? modality.presentInstruction
+    try prompter.request("\(instruction) to \(request.reason).")
     var failures = 0
     var deadline = nextDeadline()
     while true {
@@ -75,26 +78,47 @@ struct BiometricPrompt {
           guard try recordMatch(name) else { return .lockedOut }
           return .matched(name)
         case .noMatch:
-          failures += 1
-          let failure = FailureEntry(at: dependencies.clock.now(), kind: .biometric, origin: origin)
-          let total = try updateRecord(in: dependencies.store, user) { record throws(LocalAuthError) -> Int in
-            record.biometricFailures += 1
-            record.noteFailure(failure)
-            return record.biometricFailures
-          }
-          dependencies.log.log(
-            .notice, "Biometric match failed for user \(user) (\(total) consecutive failure\(total == 1 ? "" : "s")).")
-          if total >= settings.lockoutThreshold {
-            dependencies.log.log(.warning, "Biometry locked for user \(user) after \(total) consecutive failed matches.")
-            try prompter.error("Too many failed attempts; biometry is locked until the passcode is entered.")
-            return .lockedOut
-          }
-          if failures >= modality.failuresPerPrompt { return .exhausted }
-          try prompter.error(modality == .touchID ? "Try again." : "Face not recognized; try again.")
+          if let end = try countFailure(&failures) { return end }
           deadline = nextDeadline()
         }
+      // A reader that matches itself (fprintd): its verdicts go through the same rules as the matcher's.
+      case .reader(.retry(let text)):
+        try prompter.error(text)
+        deadline = nextDeadline()
+      case .reader(.match(let name)):
+        guard try recordMatch(name) else { return .lockedOut }
+        return .matched(name)
+      case .reader(.noMatch):
+        if let end = try countFailure(&failures) { return end }
+        deadline = nextDeadline()
+      case .reader(.lost(let why)):
+        dependencies.log.log(.error, "The fingerprint reader failed during the prompt for user \(user): \(why).")
+        return .readerLost(why)
       }
     }
+  }
+
+  /// Counts one failed match across processes; the prompt's end when it was the last allowed, else nil after
+  /// telling the user to try again.
+  private func countFailure(_ failures: inout Int) throws(LocalAuthError) -> BiometricPromptResult? {
+    let user = request.user
+    let prompter = dependencies.prompter
+    failures += 1
+    let failure = FailureEntry(at: dependencies.clock.now(), kind: .biometric, origin: request.origin)
+    let total = try updateRecord(in: dependencies.store, user) { record throws(LocalAuthError) -> Int in
+      record.biometricFailures += 1
+      record.noteFailure(failure)
+      return record.biometricFailures
+    }
+    dependencies.log.log(.notice, "Biometric match failed for user \(user) (\(total) consecutive failure\(total == 1 ? "" : "s")).")
+    if total >= settings.lockoutThreshold {
+      dependencies.log.log(.warning, "Biometry locked for user \(user) after \(total) consecutive failed matches.")
+      try prompter.error("Too many failed attempts; biometry is locked until the passcode is entered.")
+      return .lockedOut
+    }
+    if failures >= modality.failuresPerPrompt { return .exhausted }
+    try prompter.error(modality == .touchID ? "Try again." : "Face not recognized; try again.")
+    return nil
   }
 
   /// Waits for the buttons Face ID shows after its last failure ("Cancel" and the fallback).
@@ -113,7 +137,7 @@ struct BiometricPrompt {
       case .fallback: return .fallback
       case .cancel: return .cancel
       case .timeout: return .timeout
-      case .sample: continue
+      case .sample, .reader: continue
       }
     }
   }

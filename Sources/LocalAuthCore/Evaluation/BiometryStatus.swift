@@ -6,14 +6,15 @@ public enum BiometryStatus: Equatable, Sendable {
   case unusable(AuthErrorCode, FailureDetail)
 
   /// Decides biometry's status from the sensor, the record and the rules (docs/RULES.md, rules 1, 3 and 6).
+  /// `readerItems` are the prints a reader keeps itself (fprintd); nil when the record holds the templates.
   public static func of(
-    record: UserRecord, sensor: Modality?, remote: Bool, now: WallTime, bootID: String, settings: EvaluationSettings
+    record: UserRecord, sensor: Modality?, remote: Bool, now: WallTime, bootID: String, settings: EvaluationSettings,
+    readerItems: [String]? = nil
   ) -> BiometryStatus {
     guard let modality = sensor else { return .unusable(.biometryNotAvailable, .none) }
     if remote { return .unusable(.biometryNotAvailable, .remoteSession) }
-    guard record.templates.contains(where: { $0.modality == modality }) else {
-      return .unusable(.biometryNotEnrolled, .none)
-    }
+    let enrolled = readerItems.map { !$0.isEmpty } ?? record.templates.contains(where: { $0.modality == modality })
+    guard enrolled else { return .unusable(.biometryNotEnrolled, .none) }
     if record.isBiometryLockedOut(threshold: settings.lockoutThreshold) {
       return .unusable(.biometryLockout, .biometryLockedOut(failures: record.biometricFailures))
     }

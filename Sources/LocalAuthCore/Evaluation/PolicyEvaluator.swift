@@ -16,16 +16,16 @@ public struct PolicyEvaluator {
 
   /// The biometry status for `user` now.
   public func biometryStatus(for user: UserName, remote: Bool = false) throws(LocalAuthError) -> BiometryStatus {
-    let record = try dependencies.store.load(user) ?? UserRecord()
-    return status(of: record, remote: remote)
+    let (record, reader) = try load(user)
+    return status(of: record, reader, remote: remote)
   }
 
   /// Checks whether `policy` can be evaluated for `user` now; nil when it can (canEvaluatePolicy).
   public func canEvaluate(_ policy: AuthPolicy, for user: UserName, remote: Bool = false) throws(LocalAuthError) -> AuthErrorCode? {
-    let record = try dependencies.store.load(user) ?? UserRecord()
+    let (record, reader) = try load(user)
     switch policy {
     case .deviceOwnerAuthenticationWithBiometrics:
-      if case .unusable(let code, let detail) = status(of: record, remote: remote) {
+      if case .unusable(let code, let detail) = status(of: record, reader, remote: remote) {
         // A passcode requirement is not an error of the sensor; it surfaces only when evaluating.
         if case .passcodeRequired = detail {} else { return code }
       }
@@ -40,7 +40,7 @@ public struct PolicyEvaluator {
     guard !request.reason.isEmpty else { throw .usage(.emptyReason) }
     let user = request.user
     let log = dependencies.log
-    let record = try dependencies.store.load(user) ?? UserRecord()
+    let (record, reader) = try load(user)
     if request.cancellation?.isCancelled == true { return .failure(.appCancel, .none) }
 
     if let outcome = reuse(record, request) {
@@ -48,7 +48,7 @@ public struct PolicyEvaluator {
       return outcome
     }
 
-    let biometry = status(of: record, remote: request.remote)
+    let biometry = status(of: record, reader, remote: request.remote)
     switch request.policy {
     case .deviceOwnerAuthenticationWithBiometrics:
       if case .unusable(let code, let detail) = biometry {
@@ -80,6 +80,7 @@ public struct PolicyEvaluator {
         case .exhausted: .failure(.authenticationFailed, .none)
         case .lockedOut: .failure(.biometryLockout, .biometryLockedOut(failures: settings.lockoutThreshold))
         case .appCancel: .failure(.appCancel, .none)
+        case .readerLost: .failure(.biometryNotAvailable, .none)
         }
       return finish(outcome, request)
 
@@ -101,6 +102,8 @@ public struct PolicyEvaluator {
         case .timeout: return finish(.failure(.systemCancel, .none), request)
         case .appCancel: return finish(.failure(.appCancel, .none), request)
         case .fallback, .exhausted, .lockedOut: break
+        // The reader failed mid-prompt: the passcode, as when it is not there at all (rule 1).
+        case .readerLost: break
         }
       case .unusable(_, let detail):
         // Unusable biometry is not an error under this policy: straight to the passcode (rule 1).
@@ -121,10 +124,26 @@ public struct PolicyEvaluator {
     try dependencies.store.modify(user) { record throws(LocalAuthError) in record.reuse = nil }
   }
 
-  private func status(of record: UserRecord, remote: Bool) -> BiometryStatus {
+  private func status(of record: UserRecord, _ reader: ReaderEnrollment?, remote: Bool) -> BiometryStatus {
     BiometryStatus.of(
       record: record, sensor: dependencies.sensor.modality, remote: remote, now: dependencies.clock.now(),
-      bootID: dependencies.clock.bootID(), settings: settings)
+      bootID: dependencies.clock.bootID(), settings: settings, readerItems: reader?.items)
+  }
+
+  /// The user's record, and the prints the reader keeps itself (fprintd) when it does. A change in those prints
+  /// (a finger added, removed or enrolled again) becomes the record's domain state, so the enrollment-change
+  /// rule asks for the passcode next, as for the simulated sensor's templates (rule 8).
+  private func load(_ user: UserName) throws(LocalAuthError) -> (UserRecord, ReaderEnrollment?) {
+    guard var record = try dependencies.store.load(user) else { return (UserRecord(), nil) }
+    guard let reader = dependencies.sensor.readerEnrollment(for: user) else { return (record, nil) }
+    if record.domainState != reader.domainState {
+      let state = reader.domainState
+      try dependencies.store.modify(user) { (stored: inout UserRecord) throws(LocalAuthError) in stored.domainState = state }
+      record.domainState = state
+      dependencies.log.log(
+        .notice, "The enrolled prints of user \(user) on the reader changed (\(reader.items.count) enrolled): the passcode is required next.")
+    }
+    return (record, reader)
   }
 
   private func reuse(_ record: UserRecord, _ request: EvaluationRequest) -> EvaluationOutcome? {

@@ -3,12 +3,14 @@ import CSyscalls
 /// The one place where the live side effects are built from the effective options: the module, localauthctl and
 /// LocalAuthentication's system context all go through here.
 extension Dependencies {
-  /// The system clock, the state folder of `options`, the configured sensor (the simulated one, or none), and the
+  /// The system clock, the state folder of `options`, the configured sensor (the simulated one, fprintd, or none), and the
   /// caller's own prompter and log.
   public static func live(_ options: Options, prompter: AuthPrompter, log: AuthLog) -> Dependencies {
     let clock = SystemClock()
     let sensor: BiometricSensor =
-      if let modality = options.sensor {
+      if options.fprintd {
+        FprintdSensor(printsFolder: options.fprintDirectory, log: log)
+      } else if let modality = options.sensor {
         SpoolSensor(
           modality: modality, stateRoot: options.stateDirectory, clock: clock, log: log, expiry: options.eventExpiry)
       } else {
