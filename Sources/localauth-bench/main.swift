@@ -29,7 +29,7 @@ enum Bench {
     let buildDir = option("--build") ?? "build"
     let jsonPath = option("--json") ?? buildDir + "/bench.json"
     let docPath = option("--doc")
-    let only = Set((option("--only") ?? "1,2,3,4,5,6,7").split(separator: ",").map(String.init))
+    let only = Set((option("--only") ?? "1,2,3,4,5,6,7,8").split(separator: ",").map(String.init))
     let counts = quick ? BenchCounts.quick : BenchCounts.full
 
     var report = Report(quick: quick)
@@ -90,6 +90,10 @@ enum Bench {
       }
       section("6", "Cost growth with enrolled items and users (item 6)") { report in
         try ScalingBench(paths: paths, user: user, passcode: secret, cost: cost, counts: counts).run(into: &report)
+      }
+      section("8", "A real reader: the fprintd path against pam_fprintd (item 8)") { report in
+        guard let pamtester = Spawn.which("pamtester") else { throw SetupError("pamtester is not installed (make deps installs it).") }
+        try FprintdBench(paths: paths, user: user, passcode: secret, cost: cost, pamtester: pamtester, counts: counts).run(into: &report)
       }
     }
 

@@ -80,7 +80,7 @@ extension RealPAM {
         try f.acknowledge()
         let run = try f.ours(["SCAN print-A"])
         #expect(run.verdict == PAMText.verdict("PAM_SUCCESS"), "\(run.run.stderr)")
-        #expect(run.info.contains("Swipe your finger across the Virtual device for debugging reader to authenticate for \(s.service)."), "\(run.info)")
+        #expect(run.info.contains("Swipe your right index finger across the Virtual device for debugging reader to authenticate for \(s.service)."), "\(run.info)")
         #expect(!run.conversation.contains("Enter Passcode"))
         #expect(try s.record()?.lastBiometricSuccess != nil)
         let peer = try f.theirs(["SCAN print-A"])

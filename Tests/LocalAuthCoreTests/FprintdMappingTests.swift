@@ -24,6 +24,14 @@ struct FprintdMappingTests {
     }
   }
 
+  @Test("a finger's name is spoken as the prompt says it")
+  func spoken() {
+    #expect(FprintdSensor.spoken("right-index-finger") == "right index finger")
+    #expect(FprintdSensor.spoken("left-thumb") == "left thumb")
+    #expect(FprintdSensor.spoken("any") == "any finger")
+    #expect(FprintdSensor.spoken("\u{1b}[2J") == "finger")
+  }
+
   @Test("the prints' digest is stable, changes with any print's bytes, and follows no symbolic link")
   func digest() throws {
     let root = FileManager.default.temporaryDirectory.appendingPathComponent("fprint-\(UUID().uuidString)").path

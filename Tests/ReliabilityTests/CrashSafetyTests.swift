@@ -25,11 +25,15 @@ struct CrashSafetyTests {
     while kills < Self.requiredKills {
       let children = Self.writerUsers.map { ChildProcess.start(helper, ["writer", folder.state, $0, "0"]) }
       var printed: [String: [Int]] = [:]
+      var firstLines: [String] = Array(repeating: "", count: children.count)
       for (index, child) in children.enumerated() {
         // Waiting for the first committed value puts the kill inside the update loop, not in process start-up.
-        if let first = child.readLine(), let value = Int(first) {
-          printed[Self.writerUsers[index], default: []].append(value)
-          killedAfterFirstWrite += 1
+        if let first = child.readLine() {
+          firstLines[index] = first
+          if let value = Int(first) {
+            printed[Self.writerUsers[index], default: []].append(value)
+            killedAfterFirstWrite += 1
+          }
         }
       }
       usleep(UInt32.random(in: 0...6000, using: &rng))
@@ -40,7 +44,7 @@ struct CrashSafetyTests {
       for (index, child) in children.enumerated() {
         let ending = child.wait()
         let rest = child.readRest()
-        #expect(ending == .signalled(SIGKILL), "writer ended with \(ending): \(rest.suffix(300))")
+        #expect(ending == .signalled(SIGKILL), "writer ended with \(ending): \(firstLines[index]) \(rest.suffix(300))")
         if ending == .signalled(SIGKILL) { kills += 1 }
         printed[Self.writerUsers[index], default: []] += rest.split(separator: "\n").compactMap { Int($0) }
       }

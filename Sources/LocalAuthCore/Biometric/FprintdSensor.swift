@@ -16,6 +16,7 @@ public final class FprintdSensor: BiometricSensor, @unchecked Sendable {
   private let lock = Mutex()
   private var connection: Result<(client: FprintdClient, device: String), FprintdError>?
   private var prompt: (user: UserName, lastFinger: String?, restart: Bool)?
+  private var listed: (user: UserName, fingers: [String])?
 
   /// A sensor over fprintd; every D-Bus call waits at most `callTimeout` seconds.
   public init(printsFolder: String = "/var/lib/fprint", log: AuthLog, callTimeout: Double = 5) {
@@ -69,6 +70,7 @@ public final class FprintdSensor: BiometricSensor, @unchecked Sendable {
     guard case .success(let reader) = device() else { return nil }
     do {
       let fingers = try reader.client.enrolledFingers(device: reader.device, user: user.value)
+      lock.withLock { listed = (user, fingers) }
       return ReaderEnrollment(items: fingers, domainState: PrintsDigest.of(folder: printsFolder + "/" + user.value))
     } catch {
       log.log(.error, "fprintd could not list the enrolled fingers of user \(user): \(error).")
@@ -80,8 +82,18 @@ public final class FprintdSensor: BiometricSensor, @unchecked Sendable {
     guard case .success(let reader) = device() else { return nil }
     let name = reader.client.deviceProperty(reader.device, "name").map { RequestOrigin.token($0).replacingSpaces() }
     let place = name.map { " the \($0) reader" } ?? " the reader"
-    if reader.client.deviceProperty(reader.device, "scan-type") == "swipe" { return "Swipe your finger across" + place }
-    return "Place your finger on" + place
+    // With one finger enrolled the prompt names it, as fprintd's own clients do: "your right index finger".
+    let fingers = lock.withLock { listed?.user == user ? listed?.fingers : nil } ?? []
+    let finger = fingers.count == 1 ? Self.spoken(fingers[0]) : "finger"
+    if reader.client.deviceProperty(reader.device, "scan-type") == "swipe" { return "Swipe your \(finger) across" + place }
+    return "Place your \(finger) on" + place
+  }
+
+  /// "right-index-finger" as "right index finger"; anything unexpected as "finger".
+  static func spoken(_ name: String) -> String {
+    let words = name.split(separator: "-")
+    guard !words.isEmpty, words.allSatisfy({ $0.utf8.allSatisfy { $0 >= 0x61 && $0 <= 0x7a } }) else { return "finger" }
+    return words.joined(separator: " ") + (words.last == "finger" || words.last == "thumb" ? "" : " finger")
   }
 
   public func openPrompt(for user: UserName, origin: RequestOrigin) throws(LocalAuthError) {
