@@ -97,16 +97,23 @@ public enum FileSyscalls {
 
   /// Reads a whole trusted regular file of at most `limit` bytes; nil when it does not exist.
   public static func readTrustedFile(_ path: String, limit: Int) throws(StateError) -> [UInt8]? {
-    guard let fd = try openNoFollow(path, flags: O_RDONLY) else { return nil }
-    defer { close(fd) }
-    let status = try status(of: fd, path: path)
-    guard status.isRegular else { throw .insecure(path: path, reason: "it is not a regular file") }
-    try checkTrusted(status, path: path)
-    // A second name elsewhere (a hard link made before the file was ours, or into a folder we do not check)
-    // is a way to change or keep the file behind the checks; our own writes (rename) always leave one.
-    guard status.linkCount == 1 else { throw .insecure(path: path, reason: "it has \(status.linkCount) hard links") }
-    guard status.size <= limit else { throw .tooLarge(path: path, limit: limit) }
-    return try readAll(fd, path: path, limit: limit, expectedSize: status.size)
+    var attempts = 0
+    while true {
+      guard let fd = try openNoFollow(path, flags: O_RDONLY) else { return nil }
+      defer { close(fd) }
+      let status = try status(of: fd, path: path)
+      guard status.isRegular else { throw .insecure(path: path, reason: "it is not a regular file") }
+      try checkTrusted(status, path: path)
+      // No name left: a writer renamed a new record over this one between our open and fstat. What was opened
+      // is stale, not unsafe: open the new one (a few times at most, then it is refused as below).
+      attempts += 1
+      if status.linkCount == 0 && attempts < 8 { continue }
+      // A second name elsewhere (a hard link made before the file was ours, or into a folder we do not check)
+      // is a way to change or keep the file behind the checks; our own writes (rename) always leave one.
+      guard status.linkCount == 1 else { throw .insecure(path: path, reason: "it has \(status.linkCount) hard links") }
+      guard status.size <= limit else { throw .tooLarge(path: path, limit: limit) }
+      return try readAll(fd, path: path, limit: limit, expectedSize: status.size)
+    }
   }
 
   /// Reads to the end of `fd`, refusing more than `limit` bytes. The buffer starts at `expectedSize` (from fstat)
