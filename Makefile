@@ -312,7 +312,8 @@ install: module helper tools
 	install -d -m 0700 $(DESTDIR)$(STATEDIR)
 	install -m 0644 $(MODULE) $(DESTDIR)$(PAMDIR)/pam_localauth.so
 	install -m 0755 $(CTL) $(DESTDIR)$(SBINDIR)/localauthctl
-	install -o root -g root -m 4755 $(HELPER) $(DESTDIR)$(SBINDIR)/localauth-helper
+	@# setuid root, as unix_chkpwd is setgid shadow; a packager building as another user (fakeroot) sets the owner.
+	install $(if $(filter 0,$(shell id -u)),-o root -g root) -m 4755 $(HELPER) $(DESTDIR)$(SBINDIR)/localauth-helper
 	[ -e $(DESTDIR)/etc/security/localauth.conf ] || install -m 0644 etc/localauth.conf $(DESTDIR)/etc/security/localauth.conf
 	install -m 0644 pam.d/pam-configs/localauth $(DESTDIR)$(PAMCONFIGSDIR)/localauth
 	@[ -n "$(DESTDIR)" ] || echo "Installed. Enable it with: pam-auth-update --enable localauth (see docs/INSTALL.md)"
