@@ -207,6 +207,26 @@ extension RealPAM {
       }
     }
 
+    @Test("no scan before timeout=: systemCancel (PAM_AUTHINFO_UNAVAIL) at the timeout, as with the simulated sensor")
+    func timeout() throws {
+      try withSandbox { s in
+        let f = try Fixture(s)
+        defer { f.stop() }
+        try f.acknowledge()
+        try s.writeService([s.moduleLine(["sensor=fprintd", "fprint_dir=" + f.world.stateDir, "timeout=1"])])
+        let start = Date()
+        let run = try f.ours()
+        let elapsed = Date().timeIntervalSince(start)
+        #expect(run.verdict == PAMText.verdict("PAM_AUTHINFO_UNAVAIL"), "\(run.run.stderr)")
+        #expect(elapsed >= 1 && elapsed < 6, "the wait must end at the 1 s timeout (took \(elapsed) s)")
+        #expect(run.syslog.contains("Biometric prompt for user \(s.user) timed out after 1 seconds."), "\(run.syslog)")
+        // The claim was released: the next prompt can claim the reader again and match.
+        try f.writeServices(policy: "deviceOwnerAuthentication")
+        let next = try f.ours(["SCAN print-A"])
+        #expect(next.verdict == PAMText.verdict("PAM_SUCCESS"), "\(next.run.stderr)")
+      }
+    }
+
     @Test("retry results (scan again, swipe too short …) are retries, not failures")
     func retries() throws {
       try withSandbox { s in
