@@ -36,11 +36,15 @@ public struct PolicyEvaluator {
   }
 
   /// Evaluates `request`; throws `UsageError` for an empty reason, and state or prompt errors as they come.
-  public func evaluate(_ request: EvaluationRequest) throws(LocalAuthError) -> EvaluationOutcome {
+  ///
+  /// `loaded` is the user's record as the caller read it a moment before (pam_sm_authenticate reads it to see
+  /// whether the module applies), so that it is not read again; every change is still made under the lock on a
+  /// fresh read.
+  public func evaluate(_ request: EvaluationRequest, loaded: UserRecord? = nil) throws(LocalAuthError) -> EvaluationOutcome {
     guard !request.reason.isEmpty else { throw .usage(.emptyReason) }
     let user = request.user
     let log = dependencies.log
-    let (record, reader) = try load(user)
+    let (record, reader) = try load(user, loaded: loaded)
     if request.cancellation?.isCancelled == true { return .failure(.appCancel, .none) }
 
     if let outcome = reuse(record, request) {
@@ -133,8 +137,10 @@ public struct PolicyEvaluator {
   /// The user's record, and the prints the reader keeps itself (fprintd) when it does. A change in those prints
   /// (a finger added, removed or enrolled again) becomes the record's domain state, so the enrollment-change
   /// rule asks for the passcode next, as for the simulated sensor's templates (rule 8).
-  private func load(_ user: UserName) throws(LocalAuthError) -> (UserRecord, ReaderEnrollment?) {
-    guard var record = try dependencies.store.load(user) else { return (UserRecord(), nil) }
+  private func load(_ user: UserName, loaded: UserRecord? = nil) throws(LocalAuthError) -> (UserRecord, ReaderEnrollment?) {
+    let stored: UserRecord?
+    if let loaded { stored = loaded } else { stored = try dependencies.store.load(user) }
+    guard var record = stored else { return (UserRecord(), nil) }
     guard let reader = dependencies.sensor.readerEnrollment(for: user) else { return (record, nil) }
     if record.domainState != reader.domainState {
       let state = reader.domainState

@@ -63,6 +63,6 @@ public struct UserAuthentication {
       fallbackTitle: options.fallbackTitle, reuseDuration: options.reuseDuration, interactionAllowed: true,
       remote: session.isRemote, origin: origin)
     let evaluator = PolicyEvaluator(dependencies: dependencies, settings: options.evaluation)
-    return .evaluated(try evaluator.evaluate(request))
+    return .evaluated(try evaluator.evaluate(request, loaded: record))
   }
 }
