@@ -26,7 +26,8 @@ EMBEDDED_DIR   := .build-embedded
 EMBEDDED_LIBS  := $(shell dirname $$(readlink -f $$(command -v $(SWIFTC)) 2>/dev/null) 2>/dev/null)/../lib/swift/embedded/x86_64-unknown-linux-gnu
 EMBEDDED_FLAGS := -target x86_64-unknown-linux-gnu -enable-experimental-feature Embedded -wmo -parse-as-library \
                   -swift-version 6 -package-name pam_localauth -Osize -Xfrontend -function-sections \
-                  -I Sources/CSyscalls -I Sources/CCrypt -I Sources/CDBus -I Sources/CPAM -I $(EMBEDDED_DIR)
+                  -I Sources/CSyscalls -I Sources/CCrypt -I Sources/CDBus -I Sources/CLibCrypto -I Sources/CTPM -I Sources/CPAM \
+                  -I $(EMBEDDED_DIR)
 EMBEDDED_LINK  := -shared -fuse-ld=lld -Wl,--version-script=$(CURDIR)/exports.map -Wl,-z,nodelete -Wl,--gc-sections \
                   -Wl,--icf=all -Wl,-O1 -Wl,-z,pack-relative-relocs -Wl,--no-undefined
 CORE_SOURCES   := $(shell find Sources/LocalAuthCore -name '*.swift' | sort)
@@ -35,14 +36,16 @@ HELPER_SOURCES := $(sort $(wildcard Sources/localauth-helper/*.swift))
 # The helper is a setuid program: position-independent, relocations read-only and resolved at start.
 HELPER_LINK    := -fuse-ld=lld -pie -Wl,--gc-sections -Wl,--icf=all -Wl,-O1 -Wl,-z,relro -Wl,-z,now \
                   -Wl,-z,pack-relative-relocs -Wl,--no-undefined
-C_HEADERS      := $(wildcard Sources/CSyscalls/* Sources/CCrypt/* Sources/CDBus/* Sources/CPAM/*)
+C_HEADERS      := $(wildcard Sources/CSyscalls/* Sources/CCrypt/* Sources/CDBus/* Sources/CLibCrypto/* Sources/CTPM/* Sources/CPAM/*)
 # Debian packages: what the build needs (the PAM and libxcrypt headers, pkg-config for CPAM, strip/nm/readelf),
 # and what the tests and the demo run (pamtester under pam_wrapper; OpenSSH for the remote-session tests; python3,
 # login and sudo for the pseudo-terminal tests of login(1), su(1) and sudo(8), which a minimal Debian lacks).
 # valgrind and time are installed by `make valgrind` and `make bench` when they run.
 BUILD_PACKAGES := libpam0g-dev libcrypt-dev pkg-config binutils
 TEST_PACKAGES  := pamtester libpam-wrapper openssh-server openssh-client python3 login sudo vlock tmux \
-                  fprintd libfprint-2-2 python3-dbusmock libpam-fprintd dbus libglib2.0-bin
+                  fprintd libfprint-2-2 python3-dbusmock libpam-fprintd dbus libglib2.0-bin \
+                  swtpm libtss2-esys-3.0.2-0 libtss2-mu0 libtss2-tctildr0 libtss2-tcti-swtpm0 libtss2-tcti-device0 \
+                  gnome-keyring libpam-gnome-keyring
 
 .PHONY: all deps build-prereqs module helper tools check-load test figures reliability-heavy test-extra fuzz-short demo bench install uninstall check-install clean
 

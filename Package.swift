@@ -8,6 +8,8 @@ let package = Package(
   products: [
     .library(name: "pam_localauth", type: .dynamic, targets: ["PAMLocalAuth"]),
     .library(name: "LocalAuthentication", targets: ["LocalAuthentication"]),
+    // Apple's keychain calls (SecItemAdd, SecItemCopyMatching, SecAccessControlCreateWithFlags …) over the core's keychain.
+    .library(name: "Security", targets: ["Security"]),
     // Test doubles for the core's side effects (clock, sensor, prompter, store, log), for our tests and API users.
     .library(name: "LocalAuthTesting", targets: ["LocalAuthTesting"]),
     .executable(name: "localauthctl", targets: ["localauthctl"]),
@@ -26,8 +28,13 @@ let package = Package(
     .systemLibrary(name: "CSyscalls"),
     // libsystemd's sd-bus, for sensor=fprintd: opened on first use (Sources/CDBus/shim.h), not linked.
     .systemLibrary(name: "CDBus"),
-    .target(name: "LocalAuthCore", dependencies: ["CCrypt", "CSyscalls", "CDBus"]),
+    // OpenSSL's libcrypto (AES-256-GCM, X25519, SHA-256) for the keychain: opened on first use (Sources/CLibCrypto/shim.h).
+    .systemLibrary(name: "CLibCrypto"),
+    // tpm2-tss (ESAPI) for sealing keychain keys to the TPM: opened on first use (Sources/CTPM/shim.h).
+    .systemLibrary(name: "CTPM"),
+    .target(name: "LocalAuthCore", dependencies: ["CCrypt", "CSyscalls", "CDBus", "CLibCrypto", "CTPM"]),
     .target(name: "LocalAuthentication", dependencies: ["LocalAuthCore"]),
+    .target(name: "Security", dependencies: ["LocalAuthentication", "LocalAuthCore"]),
     .target(name: "LocalAuthTesting", dependencies: ["LocalAuthCore"]),
     // The PAM glue. The installed pam_localauth.so is built from these files in Embedded Swift by the Makefile;
     // this target builds them in ordinary Swift for the tests.
@@ -48,6 +55,7 @@ let package = Package(
     .executableTarget(name: "localauth-fuzz", dependencies: ["LocalAuthCore", "LocalAuthTesting"]),
     .testTarget(name: "LocalAuthCoreTests", dependencies: ["LocalAuthCore", "LocalAuthTesting"]),
     .testTarget(name: "LocalAuthenticationTests", dependencies: ["LocalAuthentication", "LocalAuthCore", "LocalAuthTesting"]),
+    .testTarget(name: "SecurityTests", dependencies: ["Security", "LocalAuthentication", "LocalAuthCore", "LocalAuthTesting"]),
     .testTarget(name: "PAMLocalAuthTests", dependencies: ["PAMLocalAuth", "LocalAuthCore", "CPAM"]),
     .testTarget(name: "localauthctlTests", dependencies: ["localauthctl", "LocalAuthCore", "LocalAuthTesting"]),
     .testTarget(name: "IntegrationTests", dependencies: ["LocalAuthCore", "LocalAuthTesting"]),

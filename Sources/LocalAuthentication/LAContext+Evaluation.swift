@@ -9,6 +9,8 @@ struct Evaluation: @unchecked Sendable {
     var error: (any Error)?
     /// `.some(state)` when the context must store a new `evaluatedPolicyDomainState`.
     var capturedDomainState: Data??
+    /// What a success established, for keychain reads with this context.
+    var authorization: KeychainAuthorization? = nil
   }
 
   let configuration: LAContextConfiguration
@@ -21,15 +23,23 @@ struct Evaluation: @unchecked Sendable {
     var dependencies = configuration.dependencies
     dependencies.sensor = CancellableSensor(dependencies.sensor, flag: cancellation, clock: dependencies.clock)
     let evaluator = PolicyEvaluator(dependencies: dependencies, settings: configuration.settings)
+    var request = request
+    let capture = PasscodeCapture()
+    request.passcodeCapture = capture
     do {
       switch try evaluator.evaluate(request) {
       case .success(let method):
+        let token = try? dependencies.store.load(user)?.domainState
+        let authorization =
+          method == .passcode
+          ? KeychainAuthorization(passcode: capture.secret.map { SecretBytes($0.bytes) })
+          : KeychainAuthorization(biometry: true, domainState: token ?? nil)
         // Apple sets the domain state after a biometric evaluation: policy 1, or policy 2 by biometry.
         guard request.policy == .deviceOwnerAuthenticationWithBiometrics || method != .passcode else {
-          return Result(success: true, error: nil, capturedDomainState: nil)
+          return Result(success: true, error: nil, capturedDomainState: nil, authorization: authorization)
         }
-        let token = try? dependencies.store.load(user)?.domainState
-        return Result(success: true, error: nil, capturedDomainState: .some(domainStateData(token ?? nil)))
+        return Result(
+          success: true, error: nil, capturedDomainState: .some(domainStateData(token ?? nil)), authorization: authorization)
       case .failure(let code, let detail):
         if cancellation.isCancelled { return Result(success: false, error: LAError(.appCancel), capturedDomainState: nil) }
         return Result(success: false, error: ErrorMapping.error(code, detail), capturedDomainState: nil)

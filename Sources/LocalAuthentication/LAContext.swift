@@ -17,6 +17,8 @@ open class LAContext: @unchecked Sendable {
     var biometryType = LABiometryType.none
     var evaluatedDomainState: Data?
     var invalidated = false
+    /// What this context's evaluations established, for keychain reads that reuse it (kSecUseAuthenticationContext).
+    var keychainAuthorization = KeychainAuthorization()
   }
 
   private let lock = NSLock()
@@ -38,7 +40,10 @@ open class LAContext: @unchecked Sendable {
   /// Creates a context over an explicit environment (the designated initializer).
   init(setup: Result<LAContextConfiguration, any Error>) { self.setup = setup }
 
-  deinit { cancellation.cancel() }
+  deinit {
+    cancellation.cancel()
+    state.keychainAuthorization.wipe()
+  }
 
   func withState<T>(_ body: (inout State) -> T) -> T {
     lock.lock()
@@ -127,6 +132,7 @@ open class LAContext: @unchecked Sendable {
         if case .some(let captured) = result.capturedDomainState {
           self.withState { $0.evaluatedDomainState = captured }
         }
+        if let established = result.authorization { self.withState { $0.keychainAuthorization.merge(established) } }
         reply(result.success, result.error)
       }
     }
@@ -148,7 +154,10 @@ open class LAContext: @unchecked Sendable {
   /// Invalidates the context: a running evaluation ends with `appCancel`, later ones fail with
   /// `invalidContext`; a second call does nothing.
   open func invalidate() {
-    withState { $0.invalidated = true }
+    withState {
+      $0.invalidated = true
+      $0.keychainAuthorization.wipe()
+    }
     cancellation.cancel()
   }
 

@@ -13,6 +13,8 @@ enum Authenticate {
     case .success(let name): rawUser = name
     case .failure(let failure): return PAMResult.code(for: failure)
     }
+    // An auth line after pam_unix that only stores the password it accepted (docs/KEYCHAIN.md).
+    if options.keychain.captureAuthToken { return LoginSecretLines.capture(context, userName: rawUser) }
     let tty = context.handle.item(PAM_TTY) ?? ""
     let remoteHost = context.handle.item(PAM_RHOST) ?? ""
     var remoteVariables: [String: String] = [:]
@@ -27,8 +29,14 @@ enum Authenticate {
       userName: rawUser, service: context.service, tty: tty, remoteHost: remoteHost,
       origin: RequestOrigin.current(service: context.service, tty: tty, remoteHost: remoteHost),
       remoteVariables: remoteVariables)
+    let passcode = PasscodeCapture()
+    defer { passcode.wipe() }
     let result = try authentication.run(
-      options: options, dependencies: context.dependencies, userExists: PAMHandle.userExists)
+      options: options, dependencies: context.dependencies, userExists: PAMHandle.userExists,
+      passcodeCapture: options.keychain.releaseAuthToken ? passcode : nil)
+    if options.keychain.releaseAuthToken, case .evaluated(.success(let method)) = result, let user = try? UserName(rawUser) {
+      LoginSecretLines.release(context, user: user, method: method, passcode: passcode, authentication: authentication)
+    }
     return PAMResult.code(for: result)
   }
 }

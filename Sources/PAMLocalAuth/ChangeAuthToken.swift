@@ -20,6 +20,8 @@ enum ChangeAuthToken {
     case .success(let name): rawUser = name
     case .failure(let failure): return PAMResult.code(for: failure)
     }
+    // A password line after pam_unix that keeps the login secret in step (docs/KEYCHAIN.md).
+    if context.options.keychain.captureAuthToken { return LoginSecretLines.passwordChanged(context, userName: rawUser) }
     guard PAMHandle.userExists(rawUser) else { return PAMResult.code(for: .unknownUser) }
     let user: UserName
     do { user = try UserName(rawUser) } catch { throw .state(error) }
@@ -34,8 +36,10 @@ enum ChangeAuthToken {
       context.log.log(.notice, "Passcode change for user \(user) refused: only root may set a first passcode.")
       return PAMResult.code(for: .firstPasscodeNeedsRoot)
     }
+    let current = PasscodeCapture()
+    defer { current.wipe() }
     if record?.passcodeHash != nil && PAMHandle.realUserID != 0 {
-      let outcome = try verifyCurrent(user, context)
+      let outcome = try verifyCurrent(user, context, capture: current)
       guard outcome.isSuccess else {
         context.log.log(.notice, "Passcode change for user \(user) refused: the current passcode was not confirmed.")
         return PAMResult.code(for: outcome)
@@ -52,9 +56,10 @@ enum ChangeAuthToken {
       return PAMResult.code(for: .authTokenRejected)
     }
     let administration = Administration(
-      store: context.dependencies.store, clock: context.dependencies.clock, settings: context.options.evaluation)
+      store: context.dependencies.store, clock: context.dependencies.clock, settings: context.options.evaluation,
+      keychain: context.dependencies.keychain)
     do {
-      try administration.setPasscode(first, for: user)
+      try administration.setPasscode(first, for: user, previous: current.secret)
     } catch {
       if case .administration(let refusal) = error {
         try prompter.error("\(refusal)")
@@ -69,10 +74,14 @@ enum ChangeAuthToken {
 
   /// Checks the current passcode through the core: a remote request is its passcode-only path, so the
   /// escalating delays, counters and the repeated-entry rule apply exactly as at authentication.
-  static func verifyCurrent(_ user: UserName, _ context: PAMEntry.Context) throws(LocalAuthError) -> EvaluationOutcome {
-    let request = EvaluationRequest(
+  /// The accepted passcode goes to `capture`, so that the keychain's passcode key is re-sealed, not replaced.
+  static func verifyCurrent(
+    _ user: UserName, _ context: PAMEntry.Context, capture: PasscodeCapture
+  ) throws(LocalAuthError) -> EvaluationOutcome {
+    var request = EvaluationRequest(
       user: user, policy: .deviceOwnerAuthentication, reason: "change the passcode", fallbackTitle: currentTitle,
       reuseDuration: 0, interactionAllowed: true, remote: true)
+    request.passcodeCapture = capture
     return try PolicyEvaluator(dependencies: context.dependencies, settings: context.options.evaluation).evaluate(request)
   }
 }

@@ -51,6 +51,36 @@ struct PAMHandle {
     return String(cString: value.assumingMemoryBound(to: CChar.self))
   }
 
+  /// PAM_AUTHTOK or PAM_OLDAUTHTOK as an earlier module set it; nil when unset. Corresponds to `pam_get_item`.
+  func authToken(_ type: CInt) -> SecretBytes? {
+    var value: UnsafeRawPointer?
+    guard pam_get_item(raw, type, &value) == PAM_SUCCESS, let value else { return nil }
+    let text = value.assumingMemoryBound(to: CChar.self)
+    let length = strnlen(text, SecretBytes.maximumLength + 1)
+    guard length <= SecretBytes.maximumLength else { return nil }
+    return SecretBytes(Array(UnsafeRawBufferPointer(start: text, count: length)))
+  }
+
+  /// Sets PAM_AUTHTOK for the modules after this one (libpam copies it, and wipes its copy at pam_end).
+  /// Corresponds to `pam_set_item`.
+  func setAuthToken(_ token: SecretBytes) -> Bool {
+    var text = [CChar](repeating: 0, count: token.count + 1)
+    defer { for i in text.indices { text[i] = 0 } }
+    for (i, byte) in token.bytes.enumerated() { text[i] = CChar(bitPattern: byte) }
+    return pam_set_item(raw, PAM_AUTHTOK, text) == PAM_SUCCESS
+  }
+
+  /// Marks this PAM transaction (pam_set_data, no cleanup needed: the value is not a pointer to memory).
+  func mark(_ name: String) {
+    _ = pam_set_data(raw, name, UnsafeMutableRawPointer(bitPattern: 1), nil)
+  }
+
+  /// True when `mark(_:)` ran for `name` in this transaction. Corresponds to `pam_get_data`.
+  func isMarked(_ name: String) -> Bool {
+    var value: UnsafeRawPointer?
+    return pam_get_data(raw, name, &value) == PAM_SUCCESS && value != nil
+  }
+
   /// A variable from the PAM environment, then the process environment. Corresponds to `pam_getenv`.
   func environment(_ name: String) -> String? {
     if let value = pam_getenv(raw, name) { return String(cString: value) }

@@ -133,6 +133,9 @@ enum PAMResult {
       case .unusable, .spawnFailed: PAM_AUTHINFO_UNAVAIL
       case .broken: PAM_SYSTEM_ERR
       }
+    // The login secret is an addition to an authentication that already succeeded; the lines that capture or
+    // release it catch their own errors (LoginSecret.swift). One that reaches here is a system fault.
+    case .keychain: PAM_SYSTEM_ERR
     }
   }
 }

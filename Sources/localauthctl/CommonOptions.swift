@@ -56,7 +56,8 @@ struct CommandContext {
 
   /// The administrator's operations, with the configured rules (hash cost, minimum length).
   var admin: Administration {
-    Administration(store: dependencies.store, clock: dependencies.clock, settings: options.evaluation)
+    Administration(
+      store: dependencies.store, clock: dependencies.clock, settings: options.evaluation, keychain: dependencies.keychain)
   }
 
   /// The simulated sensor's administration in the state folder.

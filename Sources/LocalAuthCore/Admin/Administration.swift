@@ -35,12 +35,17 @@ public struct Administration {
   public var clock: AuthClock
   /// The rules (hash cost, minimum passcode length).
   public var settings: EvaluationSettings
+  /// The users' keychains, which a passcode change re-seals or clears; nil where there is none.
+  public var keychain: Keychain?
 
   /// Creates the operations over a store.
-  public init(store: StateStore, clock: AuthClock, settings: EvaluationSettings = EvaluationSettings()) {
+  public init(
+    store: StateStore, clock: AuthClock, settings: EvaluationSettings = EvaluationSettings(), keychain: Keychain? = nil
+  ) {
     self.store = store
     self.clock = clock
     self.settings = settings
+    self.keychain = keychain
   }
 
   /// The user's record; an empty record when the user has no state file.
@@ -74,8 +79,9 @@ public struct Administration {
     }
   }
 
-  /// Sets or replaces the user's passcode; counters and delays start over.
-  public func setPasscode(_ passcode: SecretBytes, for user: UserName) throws(LocalAuthError) {
+  /// Sets or replaces the user's passcode; counters and delays start over. The keychain's passcode key is
+  /// re-sealed when `previous` (the passcode being replaced) is given and right, and replaced otherwise.
+  public func setPasscode(_ passcode: SecretBytes, for user: UserName, previous: SecretBytes? = nil) throws(LocalAuthError) {
     guard passcode.count >= settings.passcodeMinimumLength else {
       throw .administration(.passcode(.tooShort(minimum: settings.passcodeMinimumLength)))
     }
@@ -87,9 +93,13 @@ public struct Administration {
       record.lastWrongPasscodeHash = nil
       record.passcodeNextAllowed = nil
     }
+    do { try keychain?.passcodeChanged(for: user, from: previous, to: passcode, hasher: settings.hasher) } catch {
+      throw .keychain(error)
+    }
   }
 
-  /// Removes the user's passcode (biometry cannot be used without one).
+  /// Removes the user's passcode (biometry cannot be used without one), and with it every keychain item of the
+  /// class WhenPasscodeSetThisDeviceOnly, as Apple does.
   public func removePasscode(for user: UserName) throws(LocalAuthError) {
     try store.modify(user) { record throws(LocalAuthError) in
       record.passcodeHash = nil
@@ -97,6 +107,9 @@ public struct Administration {
       record.lastWrongPasscodeHash = nil
       record.passcodeNextAllowed = nil
       record.reuse = nil
+    }
+    do { try keychain?.passcodeChanged(for: user, from: nil, to: nil, hasher: settings.hasher) } catch {
+      throw .keychain(error)
     }
   }
 
@@ -109,6 +122,9 @@ public struct Administration {
       record.lastWrongPasscodeHash = nil
       record.passcodeNextAllowed = nil
       record.reuse = nil
+    }
+    do { try keychain?.passcodeChanged(for: user, from: nil, to: nil, hasher: settings.hasher) } catch {
+      throw .keychain(error)
     }
   }
 

@@ -34,6 +34,10 @@ public struct Options: Equatable, Sendable {
 
   /// Where `make install` puts localauth-helper.
   public static let defaultHelperPath = "/usr/sbin/localauth-helper"
+  /// The keychain and login-secret options (KeychainOptions.swift).
+  public var keychain = KeychainOptions()
+  /// The TPM that seals new keychain device keys (`tpm=`, a tpm2-tss TCTI); nil for none (`tpm=none`).
+  public var tpm: String? { keychain.tpm }
 
   /// The defaults.
   public init() {}
@@ -217,7 +221,10 @@ public enum OptionParser {
   }
 
   /// Every option, as in pam_unix's `unix_args[]`.
-  static let table: [OptionSpec] = [
+  static let table: [OptionSpec] = evaluationTable + keychainTable
+
+  /// The options of the evaluation, the sensor and the state.
+  static let evaluationTable: [OptionSpec] = [
     OptionSpec(key: "policy", takesValue: true, expected: "deviceOwnerAuthentication or deviceOwnerAuthenticationWithBiometrics") {
       guard let p = AuthPolicy(name: $1) else { return false }
       $0.policy = p

@@ -47,6 +47,8 @@ public struct EvaluationRequest {
   public var cancellation: CancellationFlag?
   /// Who asks and from where: named on the prompt, stamped on failures, the reuse window's scope.
   public var origin: RequestOrigin
+  /// Receives a copy of the passcode when it is accepted (the keychain opens passcode-keyed items with it).
+  public var passcodeCapture: PasscodeCapture?
 
   /// Describes an evaluation.
   public init(

@@ -36,6 +36,7 @@ struct PasscodeCheck {
     let verdict = try check(secret)
     switch verdict {
     case .accepted:
+      request.passcodeCapture?.keep(secret)
       dependencies.log.log(.info, "Passcode accepted for user \(user).")
       return .success(.passcode)
     case .notSet:

@@ -36,8 +36,9 @@ public struct UserAuthentication {
   }
 
   /// Decides, with `userExists` as the system's user database (getpwnam).
+  /// `passcodeCapture` receives the passcode when it is the way in (the login secret's release needs to know).
   public func run(
-    options: Options, dependencies: Dependencies, userExists: (String) -> Bool
+    options: Options, dependencies: Dependencies, userExists: (String) -> Bool, passcodeCapture: PasscodeCapture? = nil
   ) throws(LocalAuthError) -> AuthenticationResult {
     let log = dependencies.log
     // docs/RULES.md, "Users the module does not apply to": an unknown user, a user without a passcode and (with
@@ -55,14 +56,20 @@ public struct UserAuthentication {
       log.log(.info, "pam_localauth does not apply to this user: \(doesNotApply ?? "the user is unknown").")
       return .doesNotApply(featureNotEnabled: options.feature != nil)
     }
-    let session = RemoteSession.detectCurrent(
-      remoteHost: remoteHost, tty: tty, environment: { remoteVariables[$0] })
+    let session = remoteSession()
     if session.isRemote { log.log(.debug, "Remote session for user \(user) (\(session.reason)): biometry is not offered.") }
-    let request = EvaluationRequest(
+    var request = EvaluationRequest(
       user: user, policy: options.policy, reason: options.reason ?? "authenticate for \(service)",
       fallbackTitle: options.fallbackTitle, reuseDuration: options.reuseDuration, interactionAllowed: true,
       remote: session.isRemote, origin: origin)
+    request.passcodeCapture = passcodeCapture
     let evaluator = PolicyEvaluator(dependencies: dependencies, settings: options.evaluation)
     return .evaluated(try evaluator.evaluate(request, loaded: record))
+  }
+
+  /// Whether this authentication comes from a remote session (PAM_RHOST, PAM_TTY's utmp record, logind,
+  /// ancestry, and the caller's variables, which can only make it remote).
+  public func remoteSession() -> RemoteSession.Verdict {
+    RemoteSession.detectCurrent(remoteHost: remoteHost, tty: tty, environment: { remoteVariables[$0] })
   }
 }

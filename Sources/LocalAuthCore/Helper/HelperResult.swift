@@ -106,7 +106,7 @@ public enum HelperFault: UInt8, Equatable, Sendable, CaseIterable {
     case .prompt(.conversationAgain): self = .conversationAgain
     case .prompt: self = .conversationFailed
     case .config: self = .configuration
-    case .usage, .administration, .touchDelivery, .helper: self = .stateFailed
+    case .usage, .administration, .touchDelivery, .helper, .keychain: self = .stateFailed
     }
   }
 

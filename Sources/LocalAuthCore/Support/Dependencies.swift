@@ -12,12 +12,15 @@ public struct Dependencies {
   public var log: AuthLog
   /// The matcher that compares the sensor's samples with the enrolled templates.
   public var matcher: BiometricMatcher
+  /// The users' keychains; nil where there is none (an in-memory test world).
+  public var keychain: Keychain?
 
   /// Collects the side effects; the matcher is the simulated one unless a test scripts it.
   public init(
     clock: AuthClock, store: StateStore, sensor: BiometricSensor, prompter: AuthPrompter, log: AuthLog,
-    matcher: BiometricMatcher = SimulatedMatcher()
+    matcher: BiometricMatcher = SimulatedMatcher(), keychain: Keychain? = nil
   ) {
+    self.keychain = keychain
     self.clock = clock
     self.store = store
     self.sensor = sensor

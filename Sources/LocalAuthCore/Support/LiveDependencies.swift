@@ -3,8 +3,8 @@ import CSyscalls
 /// The one place where the live side effects are built from the effective options: the module, localauthctl and
 /// LocalAuthentication's system context all go through here.
 extension Dependencies {
-  /// The system clock, the state folder of `options`, the configured sensor (the simulated one, fprintd, or none), and the
-  /// caller's own prompter and log.
+  /// The system clock, the state folder of `options` and its keychain, the configured sensor (the simulated one, fprintd,
+  /// or none), and the caller's own prompter and log.
   public static func live(_ options: Options, prompter: AuthPrompter, log: AuthLog) -> Dependencies {
     let clock = SystemClock()
     let sensor: BiometricSensor =
@@ -17,7 +17,8 @@ extension Dependencies {
         AbsentSensor()
       }
     return Dependencies(
-      clock: clock, store: FileStateStore(root: options.stateDirectory), sensor: sensor, prompter: prompter, log: log)
+      clock: clock, store: FileStateStore(root: options.stateDirectory), sensor: sensor, prompter: prompter, log: log,
+      keychain: Keychain(root: options.stateDirectory, tcti: options.tpm, clock: clock))
   }
 }
 

@@ -16,6 +16,8 @@ public enum LocalAuthError: Error, Equatable, Sendable, CustomStringConvertible 
   case touchDelivery(TouchDeliveryError)
   /// localauth-helper, which serves unprivileged applications, could not be used or broke off.
   case helper(HelperCallError)
+  /// A keychain item could not be stored or released.
+  case keychain(KeychainError)
 
   public var description: String {
     switch self {
@@ -26,6 +28,7 @@ public enum LocalAuthError: Error, Equatable, Sendable, CustomStringConvertible 
     case .administration(let error): error.description
     case .touchDelivery(let error): error.description
     case .helper(let error): error.description
+    case .keychain(let error): error.description
     }
   }
 }

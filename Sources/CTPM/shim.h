@@ -1,0 +1,4 @@
+// placeholder, replaced by the TPM shim
+#ifndef CTPM_SHIM_H
+#define CTPM_SHIM_H
+#endif

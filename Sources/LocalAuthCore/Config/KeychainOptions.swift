@@ -1,0 +1,54 @@
+/// The keychain's options: where device keys are sealed, and the login secret that hands the user's password to
+/// pam_gnome_keyring and its peers (docs/KEYCHAIN.md).
+public struct KeychainOptions: Equatable, Sendable {
+  /// The TPM's TCTI for new device keys; nil for none. A missing device node means no TPM.
+  public var tpm: String? = "device:/dev/tpmrm0"
+  /// `capture_authtok`: store PAM_AUTHTOK as the login secret (an auth line after pam_unix), or keep it in step
+  /// with a password change (a password line after pam_unix).
+  public var captureAuthToken = false
+  /// `release_authtok`: after a successful evaluation in a local session, set PAM_AUTHTOK from the login secret.
+  public var releaseAuthToken = false
+  /// `release_on_reuse`: also release after a success the reuse window granted.
+  public var releaseOnReuse = false
+  /// `login_secret=`: the login secret's access control, userPresence (default) or biometryCurrentSet.
+  public var loginSecretFlags: KeychainAccessFlags = .userPresence
+
+  /// The defaults.
+  public init() {}
+
+  /// The login secret's service and account in the user's keychain.
+  public static let loginSecretService = "pam_localauth"
+  /// The login secret's account.
+  public static let loginSecretAccount = "login"
+}
+
+extension OptionParser {
+  /// The keychain options.
+  static let keychainTable: [OptionSpec] = [
+    OptionSpec(key: "tpm", takesValue: true, expected: "a tpm2-tss TCTI (device:/dev/tpmrm0, swtpm:host=…,port=…) or none") {
+      guard !$1.isEmpty, $1.utf8.count < 256 else { return false }
+      $0.keychain.tpm = $1 == "none" ? nil : $1
+      return true
+    },
+    OptionSpec(key: "capture_authtok", takesValue: false, expected: "") {
+      $0.keychain.captureAuthToken = boolean($1) ?? true
+      return true
+    },
+    OptionSpec(key: "release_authtok", takesValue: false, expected: "") {
+      $0.keychain.releaseAuthToken = boolean($1) ?? true
+      return true
+    },
+    OptionSpec(key: "release_on_reuse", takesValue: false, expected: "") {
+      $0.keychain.releaseOnReuse = boolean($1) ?? true
+      return true
+    },
+    OptionSpec(key: "login_secret", takesValue: true, expected: "userPresence or biometryCurrentSet") {
+      switch $1 {
+      case "userPresence": $0.keychain.loginSecretFlags = .userPresence
+      case "biometryCurrentSet": $0.keychain.loginSecretFlags = .biometryCurrentSet
+      default: return false
+      }
+      return true
+    },
+  ]
+}

@@ -1,0 +1,78 @@
+/// How an item's data is sealed: key = HKDF(device key ‖ passcode share ‖ application-password key, salt: the
+/// item's id), AES-256-GCM with every attribute, the owner and the id as associated data.
+extension Keychain {
+  func seal(
+    _ item: inout KeychainItem, data: [UInt8], user: UserName, shared: [UInt8], applicationPassword: SecretBytes?,
+    hasher: PasscodeHasher, create: Bool
+  ) throws(KeychainError) {
+    var key = try itemKey(item, user: user, shared: shared, applicationPassword: applicationPassword, hasher: hasher, create: create)
+    defer { wipe(&key) }
+    let aad = item.associatedData(owner: user)
+    item.sealed = try keychainCrypto { () throws(CryptoError) -> [UInt8] in try Crypto.seal(data, key: key, aad: aad) }
+  }
+
+  func unseal(
+    _ item: inout KeychainItem, user: UserName, shared: [UInt8], applicationPassword: SecretBytes?, hasher: PasscodeHasher
+  ) throws(KeychainError) -> [UInt8] {
+    var key = try itemKey(item, user: user, shared: shared, applicationPassword: applicationPassword, hasher: hasher, create: false)
+    defer { wipe(&key) }
+    let aad = item.associatedData(owner: user)
+    let sealed = item.sealed
+    return try keychainCrypto { () throws(CryptoError) -> [UInt8] in try Crypto.open(sealed, key: key, aad: aad) }
+  }
+
+  private func itemKey(
+    _ item: KeychainItem, user: UserName, shared: [UInt8], applicationPassword: SecretBytes?, hasher: PasscodeHasher,
+    create: Bool
+  ) throws(KeychainError) -> [UInt8] {
+    guard var material = try DeviceKey.load(in: folder(user), tcti: tcti, create: create) else {
+      throw .itemNotFound
+    }
+    defer { wipe(&material) }
+    material += shared
+    if let setting = item.passwordSetting {
+      guard let password = applicationPassword else { throw .authenticationFailed }
+      let derived: String
+      do { derived = try hasher.rehash(password, like: setting) } catch { throw .authenticationFailed }
+      material += Array(derived.utf8)
+    }
+    let salt = Array(item.id.utf8)
+    return try keychainCrypto { () throws(CryptoError) -> [UInt8] in
+      try Crypto.hkdf(key: material, salt: salt, info: Array("localauth keychain item".utf8))
+    }
+  }
+}
+
+/// The passcode's effect on the keychain: a new passcode re-seals the passcode key pair when the old one is
+/// known, and otherwise replaces it (items keyed to the old passcode are deleted, since nothing can open them);
+/// a removed passcode deletes every WhenPasscodeSetThisDeviceOnly item, as Apple does.
+extension Keychain {
+  /// Called after the passcode changed from `old` (nil when unknown or none) to `new` (nil when removed).
+  /// Returns the items it deleted.
+  @discardableResult
+  public func passcodeChanged(
+    for user: UserName, from old: SecretBytes?, to new: SecretBytes?, hasher: PasscodeHasher
+  ) throws(KeychainError) -> [KeychainItem] {
+    let folder = folder(user)
+    guard let new else {
+      guard try folder.exists() else { return [] }
+      let deleted = try delete(for: user) { $0.accessibility == .whenPasscodeSetThisDeviceOnly || $0.keySource == .passcode }
+      try folder.locked { () throws(KeychainError) in try folder.remove(PasscodeKey.fileName) }
+      return deleted
+    }
+    return try folder.locked { () throws(KeychainError) -> [KeychainItem] in
+      if let old, try PasscodeKey.publicKey(in: folder) != nil {
+        do throws(KeychainError) {
+          try PasscodeKey.reseal(in: folder, from: old, to: new, hasher: hasher)
+          return []
+        } catch .authenticationFailed {
+          // The key pair was sealed with another passcode: replaced below.
+        }
+      }
+      let orphans = try folder.items().items.filter { $0.keySource == .passcode }
+      for item in orphans { try folder.remove(item) }
+      try PasscodeKey.create(in: folder, passcode: new, hasher: hasher)
+      return orphans
+    }
+  }
+}

@@ -1,0 +1,235 @@
+/// Users' keychains in the state folder (`<state>/keychain/<user>/`): generic-password items whose data is
+/// sealed with AES-256-GCM under a per-item key, released only when an evaluation satisfies the item's access
+/// control (docs/KEYCHAIN.md). Adding, updating and deleting need no authentication; reading does.
+public final class Keychain {
+  /// The state folder.
+  public let root: String
+  /// The TPM that seals new device keys (a TCTI such as "device:/dev/tpmrm0"); nil for none.
+  public let tcti: String?
+  /// The clock: item times, and the boot for AfterFirstUnlock.
+  let clock: AuthClock
+
+  /// A keychain over the state folder `root`.
+  public init(root: String, tcti: String?, clock: AuthClock = SystemClock()) {
+    self.root = root
+    self.tcti = tcti
+    self.clock = clock
+  }
+
+  /// What a new item carries.
+  public struct NewItem {
+    public var service: String
+    public var account: String
+    public var label: String
+    public var accessibility: KeychainAccessibility
+    public var flags: KeychainAccessFlags?
+    public var data: [UInt8]
+
+    /// Describes an item to add.
+    public init(
+      service: String = "", account: String = "", label: String = "",
+      accessibility: KeychainAccessibility = .whenUnlocked, flags: KeychainAccessFlags? = nil, data: [UInt8]
+    ) {
+      self.service = service
+      self.account = account
+      self.label = label
+      self.accessibility = accessibility
+      self.flags = flags
+      self.data = data
+    }
+  }
+
+  /// Which items a call is about: every attribute given must be equal.
+  public struct Query: Equatable, Sendable {
+    public var service: String?
+    public var account: String?
+    public var label: String?
+
+    /// Describes a selection (no attribute: every item).
+    public init(service: String? = nil, account: String? = nil, label: String? = nil) {
+      self.service = service
+      self.account = account
+      self.label = label
+    }
+
+    /// True when `item` has every attribute given.
+    public func matches(_ item: KeychainItem) -> Bool {
+      (service == nil || service == item.service) && (account == nil || account == item.account)
+        && (label == nil || label == item.label)
+    }
+  }
+
+  func folder(_ user: UserName) -> KeychainFolder { KeychainFolder(root: root, user: user) }
+
+  /// Adds an item; `record` is the user's record (passcode, domain state), `applicationPassword` the
+  /// password an applicationPassword item is sealed with.
+  @discardableResult
+  public func add(
+    _ new: NewItem, for user: UserName, record: UserRecord?, applicationPassword: SecretBytes? = nil,
+    hasher: PasscodeHasher
+  ) throws(KeychainError) -> KeychainItem {
+    if let flags = new.flags {
+      if let problem = flags.validationProblem() { throw .parameter(problem) }
+      if flags.contains(.privateKeyUsage) { throw .parameter("privateKeyUsage does not apply to generic passwords") }
+    }
+    guard new.data.count <= KeychainItem.maximumDataSize else { throw .parameter("the data is larger than 16 KiB") }
+    if new.accessibility == .whenPasscodeSetThisDeviceOnly && record?.passcodeHash == nil {
+      throw .notAvailable("no passcode is set, and the class WhenPasscodeSetThisDeviceOnly needs one")
+    }
+    let flags = new.flags ?? []
+    var domainState: String? = nil
+    if flags.contains(.biometryCurrentSet) {
+      guard let state = record?.domainState else { throw .notAvailable("nothing is enrolled, and biometryCurrentSet needs the enrolled set") }
+      domainState = state
+    }
+    if flags.contains(.applicationPassword) && (applicationPassword?.isEmpty ?? true) {
+      throw .parameter("an applicationPassword item needs the password")
+    }
+    let folder = folder(user)
+    return try folder.locked { () throws(KeychainError) -> KeychainItem in
+      let existing = try folder.items().items
+      if existing.contains(where: { $0.service == new.service && $0.account == new.account }) { throw .duplicateItem }
+      let now = Int64(clock.now().seconds)
+      let id = hexEncode(try keychainCrypto { () throws(CryptoError) -> [UInt8] in try Crypto.randomBytes(16) })
+      var item = KeychainItem(
+        id: id, service: new.service, account: new.account, label: new.label, accessibility: new.accessibility,
+        flags: new.flags, domainState: domainState, keySource: flags.isPasscodeKeyed ? .passcode : .device,
+        created: now, modified: now)
+      var shared: [UInt8] = []
+      defer { wipe(&shared) }
+      if item.keySource == .passcode {
+        guard let publicKey = try PasscodeKey.publicKey(in: folder) else {
+          throw .notAvailable("the user has no passcode key pair; set the passcode again")
+        }
+        let ephemeral = try keychainCrypto { () throws(CryptoError) -> (privateKey: [UInt8], publicKey: [UInt8]) in
+          try Crypto.x25519KeyPair()
+        }
+        var ephemeralPrivate = ephemeral.privateKey
+        defer { wipe(&ephemeralPrivate) }
+        shared = try keychainCrypto { () throws(CryptoError) -> [UInt8] in
+          try Crypto.x25519(privateKey: ephemeralPrivate, peer: publicKey)
+        }
+        item.ephemeralPublicKey = ephemeral.publicKey
+      }
+      if flags.contains(.applicationPassword), let password = applicationPassword {
+        do throws(PasscodeError) {
+          let hash = try hasher.hash(password)
+          item.passwordSetting = String(hash[..<(hash.utf8.lastIndex(of: UInt8(ascii: "$")) ?? hash.endIndex)])
+        } catch { throw .notAvailable("the application password cannot be hashed (\(error))") }
+      }
+      try seal(&item, data: new.data, user: user, shared: shared, applicationPassword: applicationPassword, hasher: hasher, create: true)
+      try folder.write(item)
+      return item
+    }
+  }
+
+  /// The user's items (attributes only); files that do not decode are left out.
+  public func items(for user: UserName) throws(KeychainError) -> [KeychainItem] { try folder(user).items().items }
+
+  /// The items `query` selects.
+  public func matching(_ query: Query, for user: UserName) throws(KeychainError) -> [KeychainItem] {
+    try items(for: user).filter { query.matches($0) }
+  }
+
+  /// True when a biometryCurrentSet item can no longer be read because the enrolled set changed since it was
+  /// added, and no other constraint of an `.or` could read it.
+  public func isInvalidated(_ item: KeychainItem, currentDomainState: String?) -> Bool {
+    guard let flags = item.flags, flags.contains(.biometryCurrentSet), item.domainState != currentDomainState else {
+      return false
+    }
+    return !(flags.contains(.or) && flags.constraints != .biometryCurrentSet)
+  }
+
+  /// Decrypts an item's data, after checking that `authorization` satisfies its accessibility and access control;
+  /// `unlockedThisBoot` says whether the passcode was accepted since the last boot (AfterFirstUnlock).
+  public func open(
+    _ item: KeychainItem, for user: UserName, authorization: KeychainAuthorization, unlockedThisBoot: Bool,
+    hasher: PasscodeHasher
+  ) throws(KeychainError) -> [UInt8] {
+    if item.accessibility.needsFirstUnlock && !unlockedThisBoot { throw .interactionNotAllowed }
+    if let flags = item.flags {
+      let (constraints, anyOne) = flags.requirement
+      let results = constraints.map { $0.isSatisfied(by: authorization, storedDomainState: item.domainState) }
+      let satisfied = constraints.isEmpty || (anyOne ? results.contains(true) : !results.contains(false))
+      guard satisfied else { throw .authenticationFailed }
+      if flags.contains(.applicationPassword) && authorization.applicationPassword == nil { throw .authenticationFailed }
+    }
+    let folder = folder(user)
+    var shared: [UInt8] = []
+    defer { wipe(&shared) }
+    if item.keySource == .passcode {
+      guard let passcode = authorization.passcode else { throw .authenticationFailed }
+      var privateKey = try PasscodeKey.privateKey(in: folder, passcode: passcode, hasher: hasher)
+      defer { wipe(&privateKey) }
+      let peer = item.ephemeralPublicKey
+      shared = try keychainCrypto { () throws(CryptoError) -> [UInt8] in try Crypto.x25519(privateKey: privateKey, peer: peer) }
+    }
+    var copy = item
+    return try unseal(&copy, user: user, shared: shared, applicationPassword: authorization.applicationPassword, hasher: hasher)
+  }
+
+  /// Replaces the data (and label) of the items `query` selects; no authentication, as on Apple's systems.
+  /// Passcode-keyed items are re-keyed with a new ephemeral key, so their data never needs the passcode here.
+  public func update(
+    _ query: Query, for user: UserName, data: [UInt8]?, label: String?, applicationPassword: SecretBytes? = nil,
+    hasher: PasscodeHasher
+  ) throws(KeychainError) -> Int {
+    if let data, data.count > KeychainItem.maximumDataSize { throw .parameter("the data is larger than 16 KiB") }
+    let folder = folder(user)
+    return try folder.locked { () throws(KeychainError) -> Int in
+      let selected = try folder.items().items.filter { query.matches($0) }
+      guard !selected.isEmpty else { throw .itemNotFound }
+      for var item in selected {
+        if let label { item.label = label }
+        item.modified = Int64(clock.now().seconds)
+        guard let data else {
+          // Attributes only: the sealed data is bound to them, so it is re-sealed under the new ones.
+          throw .parameter("changing attributes without new data is not supported; give kSecValueData")
+        }
+        var shared: [UInt8] = []
+        defer { wipe(&shared) }
+        if item.keySource == .passcode {
+          guard let publicKey = try PasscodeKey.publicKey(in: folder) else { throw .notAvailable("the user has no passcode key pair") }
+          let ephemeral = try keychainCrypto { () throws(CryptoError) -> (privateKey: [UInt8], publicKey: [UInt8]) in
+            try Crypto.x25519KeyPair()
+          }
+          var ephemeralPrivate = ephemeral.privateKey
+          defer { wipe(&ephemeralPrivate) }
+          shared = try keychainCrypto { () throws(CryptoError) -> [UInt8] in
+            try Crypto.x25519(privateKey: ephemeralPrivate, peer: publicKey)
+          }
+          item.ephemeralPublicKey = ephemeral.publicKey
+        }
+        if item.flags?.contains(.applicationPassword) == true && applicationPassword == nil {
+          throw .parameter("an applicationPassword item needs the password to be updated")
+        }
+        try seal(&item, data: data, user: user, shared: shared, applicationPassword: applicationPassword, hasher: hasher, create: false)
+        try folder.write(item)
+      }
+      return selected.count
+    }
+  }
+
+  /// Deletes the items `query` selects; `itemNotFound` when there is none.
+  @discardableResult
+  public func delete(_ query: Query, for user: UserName) throws(KeychainError) -> [KeychainItem] {
+    try delete(for: user) { query.matches($0) }
+  }
+
+  /// Deletes the items `select` picks (possibly none).
+  @discardableResult
+  func delete(for user: UserName, _ select: (KeychainItem) -> Bool) throws(KeychainError) -> [KeychainItem] {
+    let folder = folder(user)
+    guard try folder.exists() else { throw .itemNotFound }
+    return try folder.locked { () throws(KeychainError) -> [KeychainItem] in
+      let selected = try folder.items().items.filter(select)
+      for item in selected { try folder.remove(item) }
+      return selected
+    }
+  }
+
+  /// How the user's device key is kept; nil when the user has no key yet.
+  public func protection(for user: UserName) throws(KeychainError) -> DeviceKeyProtection? {
+    try DeviceKey.protection(in: folder(user))
+  }
+}

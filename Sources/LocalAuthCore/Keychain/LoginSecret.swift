@@ -1,0 +1,73 @@
+/// The user's login secret: the Unix password, kept in the user's keychain (service "pam_localauth", account
+/// "login", WhenPasscodeSetThisDeviceOnly) so that a fingerprint login can hand it to pam_gnome_keyring and its
+/// peers through PAM_AUTHTOK (docs/KEYCHAIN.md, "The login secret").
+public struct LoginSecret {
+  /// The keychain.
+  public let keychain: Keychain
+  /// The access control it is stored with (userPresence, or biometryCurrentSet).
+  public let flags: KeychainAccessFlags
+  /// The hasher (for passcode-keyed items; the login secret is not one, but the keychain's calls take it).
+  public let hasher: PasscodeHasher
+
+  /// The login secret of `keychain`, stored with `flags`.
+  public init(keychain: Keychain, flags: KeychainAccessFlags, hasher: PasscodeHasher) {
+    self.keychain = keychain
+    self.flags = flags
+    self.hasher = hasher
+  }
+
+  static let query = Keychain.Query(service: KeychainOptions.loginSecretService, account: KeychainOptions.loginSecretAccount)
+
+  /// Stores `password` as the user's login secret, replacing any earlier one.
+  public func capture(_ password: SecretBytes, for user: UserName, record: UserRecord?) throws(KeychainError) {
+    _ = try? keychain.delete(LoginSecret.query, for: user)
+    try keychain.add(
+      Keychain.NewItem(
+        service: KeychainOptions.loginSecretService, account: KeychainOptions.loginSecretAccount,
+        label: "Login password (pam_localauth)", accessibility: .whenPasscodeSetThisDeviceOnly, flags: flags,
+        data: password.bytes),
+      for: user, record: record, hasher: hasher)
+  }
+
+  /// The login secret, released by what a successful evaluation established; nil when none is stored.
+  /// A biometryCurrentSet secret from before an enrolment change is deleted (it is captured again at the next
+  /// password login).
+  public func release(
+    for user: UserName, authorization: KeychainAuthorization, currentDomainState: String?, unlockedThisBoot: Bool
+  ) throws(KeychainError) -> SecretBytes? {
+    guard let item = try keychain.matching(LoginSecret.query, for: user).first else { return nil }
+    if keychain.isInvalidated(item, currentDomainState: currentDomainState) {
+      try keychain.delete(LoginSecret.query, for: user)
+      throw .itemNotFound
+    }
+    return SecretBytes(
+      try keychain.open(item, for: user, authorization: authorization, unlockedThisBoot: unlockedThisBoot, hasher: hasher))
+  }
+
+  /// What a password change did to the login secret.
+  public enum ChangeResult: Equatable, Sendable {
+    /// No login secret was stored.
+    case none
+    /// The old password matched: the secret now holds the new one.
+    case resealed
+    /// The old password did not match (or the secret could not be read): the secret was deleted.
+    case dropped
+  }
+
+  /// Keeps the login secret in step with a password change from `old` to `new`: re-sealed when `old` is the
+  /// stored secret, otherwise deleted, never left stale. The module reads it with its own authority (the password
+  /// line runs after pam_unix accepted the old password).
+  public func passwordChanged(
+    for user: UserName, from old: SecretBytes, to new: SecretBytes, currentDomainState: String?
+  ) throws(KeychainError) -> ChangeResult {
+    guard let item = try keychain.matching(LoginSecret.query, for: user).first else { return .none }
+    let authority = KeychainAuthorization(biometry: true, domainState: currentDomainState, passcode: SecretBytes([]))
+    let stored = try? keychain.open(item, for: user, authorization: authority, unlockedThisBoot: true, hasher: hasher)
+    guard let stored, constantTimeEquals(stored, old.bytes), !new.isEmpty else {
+      try keychain.delete(LoginSecret.query, for: user)
+      return .dropped
+    }
+    _ = try keychain.update(LoginSecret.query, for: user, data: new.bytes, label: nil, hasher: hasher)
+    return .resealed
+  }
+}

@@ -1,0 +1,176 @@
+import Foundation
+import LocalAuthCore
+import LocalAuthentication
+
+/// A query or attribute dictionary, read the way Apple's keychain reads it.
+struct KeychainCall {
+  let attributes: [String: Any]
+  let context: LAContext
+
+  init(_ attributes: [String: Any]) {
+    self.attributes = attributes
+    context = attributes[kSecUseAuthenticationContext] as? LAContext ?? LAContext()
+  }
+
+  func string(_ key: String) -> String? { attributes[key] as? String }
+  func flag(_ key: String) -> Bool { (attributes[key] as? Bool) ?? ((attributes[key] as? NSNumber)?.boolValue ?? false) }
+  var data: Data? { attributes[kSecValueData] as? Data }
+
+  /// The item class must be a generic password; anything else is errSecParam (the only class this keychain has).
+  func checkClass() throws(KeychainError) {
+    guard let itemClass = string(kSecClass) else { throw .parameter("kSecClass is missing") }
+    guard itemClass == kSecClassGenericPassword else { throw .parameter("only kSecClassGenericPassword items are supported") }
+    if flag(kSecAttrSynchronizable) { throw .parameter("items are never synchronised off this device") }
+  }
+
+  var query: Keychain.Query {
+    Keychain.Query(service: string(kSecAttrService), account: string(kSecAttrAccount), label: string(kSecAttrLabel))
+  }
+
+  /// The context's environment and what it established; the operation prompt overrides its reason.
+  func session() throws(KeychainError) -> (KeychainSession, Keychain) {
+    let reason = string(kSecUseOperationPrompt) ?? context.localizedReason
+    let session: KeychainSession
+    switch context.keychainSession(reason: reason) {
+    case .success(let made): session = made
+    case .failure(let error):
+      throw error.code == .notInteractive ? .interactionNotAllowed : .notAvailable("the context cannot be used: \(error.code)")
+    }
+    guard let keychain = session.dependencies.keychain else { throw .notAvailable("this environment has no keychain") }
+    return (session, keychain)
+  }
+}
+
+/// Runs a keychain call, turning its error into Apple's status.
+private func run(_ body: () throws(LocalAuthError) -> Void) -> OSStatus {
+  do {
+    try body()
+    return errSecSuccess
+  } catch {
+    return status(for: error)
+  }
+}
+
+private func keychainErrors<T>(_ body: () throws(KeychainError) -> T) throws(LocalAuthError) -> T {
+  do { return try body() } catch { throw .keychain(error) }
+}
+
+/// Adds an item. Needs no authentication, except an application password for `.applicationPassword` items
+/// (from the context's `setCredential`, else asked).
+public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
+  run { () throws(LocalAuthError) in
+    let call = KeychainCall(attributes)
+    try keychainErrors { () throws(KeychainError) in try call.checkClass() }
+    let control = attributes[kSecAttrAccessControl] as? SecAccessControl
+    if control != nil && attributes[kSecAttrAccessible] != nil {
+      throw .keychain(.parameter("kSecAttrAccessible and kSecAttrAccessControl are mutually exclusive"))
+    }
+    let accessibility: KeychainAccessibility
+    if let control { accessibility = control.accessibility } else if let raw = call.string(kSecAttrAccessible) {
+      guard let parsed = KeychainAccessibility(rawValue: raw) else { throw .keychain(.parameter("invalid protection")) }
+      accessibility = parsed
+    } else {
+      accessibility = .whenUnlocked
+    }
+    guard let data = call.data else { throw .keychain(.parameter("kSecValueData is missing")) }
+    let (session, keychain) = try keychainErrors { () throws(KeychainError) in try call.session() }
+    var password = session.authorization.applicationPassword
+    if control?.flags.contains(.applicationPassword) == true && password == nil {
+      guard session.request.interactionAllowed else { throw .keychain(.interactionNotAllowed) }
+      password = try session.dependencies.prompter.secret("Application password: ")
+    }
+    let record = try session.dependencies.store.load(session.user)
+    let new = Keychain.NewItem(
+      service: call.string(kSecAttrService) ?? "", account: call.string(kSecAttrAccount) ?? "",
+      label: call.string(kSecAttrLabel) ?? "", accessibility: accessibility, flags: control?.flags, data: Array(data))
+    let item = try keychainErrors { () throws(KeychainError) in
+      try keychain.add(new, for: session.user, record: record, applicationPassword: password, hasher: session.configuration.settings.hasher)
+    }
+    result?.pointee = attributeDictionary(item, data: nil) as AnyObject
+  }
+}
+
+/// Finds items and returns their data or attributes; reading data runs the evaluations the item's access
+/// control needs (reusing what `kSecUseAuthenticationContext` already established).
+public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
+  run { () throws(LocalAuthError) in
+    let call = KeychainCall(query)
+    try keychainErrors { () throws(KeychainError) in try call.checkClass() }
+    if call.flag(kSecReturnRef) || call.flag(kSecReturnPersistentRef) {
+      throw .keychain(.parameter("references are not supported; ask for kSecReturnData or kSecReturnAttributes"))
+    }
+    let all = call.string(kSecMatchLimit) == kSecMatchLimitAll
+    let ui = call.string(kSecUseAuthenticationUI) ?? kSecUseAuthenticationUIAllow
+    let (session, keychain) = try keychainErrors { () throws(KeychainError) in try call.session() }
+    var items = try keychainErrors { () throws(KeychainError) in try keychain.matching(call.query, for: session.user) }
+    let returnData = call.flag(kSecReturnData)
+    if returnData && ui == kSecUseAuthenticationUISkip {
+      items = items.filter { ($0.flags?.requirement.constraints.isEmpty ?? true) && $0.flags?.contains(.applicationPassword) != true }
+    }
+    guard !items.isEmpty else { throw .keychain(.itemNotFound) }
+    if !all { items = [items[0]] }
+    var request = session.request
+    if ui == kSecUseAuthenticationUIFail { request.interactionAllowed = false }
+    let reader = KeychainReader(keychain: keychain, dependencies: session.dependencies, settings: session.configuration.settings)
+    var authorization = session.authorization
+    var values: [Any] = []
+    for item in items {
+      var data: Data? = nil
+      if returnData {
+        defer { call.context.keepKeychainAuthorization(authorization) }
+        data = Data(try reader.read(item, request: request, authorization: &authorization))
+      }
+      if call.flag(kSecReturnAttributes) {
+        values.append(attributeDictionary(item, data: data))
+      } else if let data {
+        values.append(data)
+      }
+    }
+    guard !values.isEmpty else { return }
+    result?.pointee = all ? values as AnyObject : values[0] as AnyObject
+  }
+}
+
+/// Changes the data (and label) of the items the query selects. Needs no authentication.
+public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
+  run { () throws(LocalAuthError) in
+    let call = KeychainCall(query)
+    try keychainErrors { () throws(KeychainError) in try call.checkClass() }
+    let changes = KeychainCall(attributesToUpdate)
+    if attributesToUpdate[kSecAttrAccessControl] != nil || attributesToUpdate[kSecAttrAccessible] != nil {
+      throw .keychain(.parameter("the access control of an item cannot be changed; delete and add it again"))
+    }
+    let (session, keychain) = try keychainErrors { () throws(KeychainError) in try call.session() }
+    _ = try keychainErrors { () throws(KeychainError) in
+      try keychain.update(
+        call.query, for: session.user, data: changes.data.map { Array($0) }, label: changes.string(kSecAttrLabel),
+        applicationPassword: session.authorization.applicationPassword, hasher: session.configuration.settings.hasher)
+    }
+  }
+}
+
+/// Deletes the items the query selects (errSecItemNotFound when none). Needs no authentication.
+public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
+  run { () throws(LocalAuthError) in
+    let call = KeychainCall(query)
+    try keychainErrors { () throws(KeychainError) in try call.checkClass() }
+    let (session, keychain) = try keychainErrors { () throws(KeychainError) in try call.session() }
+    let deleted = try keychainErrors { () throws(KeychainError) in try keychain.delete(call.query, for: session.user) }
+    if deleted.isEmpty { throw .keychain(.itemNotFound) }
+  }
+}
+
+/// An item's attributes as SecItemCopyMatching returns them (kSecReturnAttributes).
+func attributeDictionary(_ item: KeychainItem, data: Data?) -> [String: Any] {
+  var attributes: [String: Any] = [
+    kSecClass: kSecClassGenericPassword, kSecAttrService: item.service, kSecAttrAccount: item.account,
+    kSecAttrLabel: item.label, kSecAttrAccessible: item.accessibility.rawValue,
+    kSecAttrCreationDate: Date(timeIntervalSince1970: TimeInterval(item.created)),
+    kSecAttrModificationDate: Date(timeIntervalSince1970: TimeInterval(item.modified)),
+  ]
+  if let flags = item.flags {
+    attributes[kSecAttrAccessControl] = SecAccessControl(accessibility: item.accessibility, flags: flags)
+  }
+  if let data { attributes[kSecValueData] = data }
+  return attributes
+}
