@@ -319,7 +319,8 @@ install: module helper tools
 	install $(if $(filter 0,$(shell id -u)),-o root -g root) -m 4755 $(HELPER) $(DESTDIR)$(SBINDIR)/localauth-helper
 	[ -e $(DESTDIR)/etc/security/localauth.conf ] || install -m 0644 etc/localauth.conf $(DESTDIR)/etc/security/localauth.conf
 	install -m 0644 pam.d/pam-configs/localauth $(DESTDIR)$(PAMCONFIGSDIR)/localauth
-	@[ -n "$(DESTDIR)" ] || echo "Installed. Enable it with: pam-auth-update --enable localauth (see docs/INSTALL.md)"
+	install -m 0644 pam.d/pam-configs/localauth-keyring $(DESTDIR)$(PAMCONFIGSDIR)/localauth-keyring
+	@[ -n "$(DESTDIR)" ] || echo "Installed. Enable it with: pam-auth-update --enable localauth [localauth-keyring] (see docs/INSTALL.md)"
 
 # The installed tree (DESTDIR), and pam-auth-update --enable/--disable localauth on a staged root with the
 # generated common-auth driven by pamtester (scripts/e2e-install.sh); /etc is never written. Needs root.
@@ -330,9 +331,9 @@ check-install: module helper tools
 # the configuration and the state folder stay.
 uninstall:
 	@if [ -z "$(DESTDIR)" ] && [ -e $(PAMCONFIGSDIR)/localauth ] && command -v pam-auth-update >/dev/null; then \
-	  echo "pam-auth-update --package --remove localauth"; pam-auth-update --package --remove localauth; fi
+	  echo "pam-auth-update --package --remove localauth localauth-keyring"; pam-auth-update --package --remove localauth localauth-keyring; fi
 	rm -f $(DESTDIR)$(PAMDIR)/pam_localauth.so $(DESTDIR)$(SBINDIR)/localauthctl $(DESTDIR)$(SBINDIR)/localauth-helper \
-	  $(DESTDIR)$(PAMCONFIGSDIR)/localauth
+	  $(DESTDIR)$(PAMCONFIGSDIR)/localauth $(DESTDIR)$(PAMCONFIGSDIR)/localauth-keyring
 
 clean:
 	rm -rf $(BUILD) .build .build-module $(EMBEDDED_DIR)

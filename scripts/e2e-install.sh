@@ -79,7 +79,7 @@ else
   R=$WORK/root
   mkdir -p "$R/usr/share/pam-configs" "$R/etc/pam.d" "$R/var/lib/pam" "$R/debconf"
   cp -a /usr/share/pam-configs/. "$R/usr/share/pam-configs/"
-  cp "$ROOT/pam.d/pam-configs/localauth" "$R/usr/share/pam-configs/localauth"
+  cp "$ROOT/pam.d/pam-configs/localauth" "$ROOT/pam.d/pam-configs/localauth-keyring" "$R/usr/share/pam-configs/"
   cp -a /etc/pam.d/common-* "$R/etc/pam.d/"
   cp -a /var/lib/pam/. "$R/var/lib/pam/"
   printf '%s\n' "Config: configdb" "Templates: templatedb" "" "Name: configdb" "Driver: File" \
@@ -104,6 +104,16 @@ else
   check "common-session ends the reuse window at logout" grep -q 'optional[[:space:]]*pam_localauth\.so' "$R/etc/pam.d/common-session"
   check "common-session-noninteractive does not (cron must not end it)" \
     sh -c "! grep -q pam_localauth '$R/etc/pam.d/common-session-noninteractive'"
+  check "the primary line releases the login secret (release_authtok)" grep -q 'pam_localauth\.so release_authtok' <<<"$ours"
+  check "pam-auth-update --enable localauth-keyring succeeds" pau --enable localauth-keyring
+  KEYRING_AUTH=$(grep -v '^#' "$R/etc/pam.d/common-auth" | grep .)
+  permit=$(printf '%s\n' "$KEYRING_AUTH" | grep -n 'required[[:space:]]*pam_permit\.so' | cut -d: -f1)
+  capture=$(printf '%s\n' "$KEYRING_AUTH" | grep -n 'pam_localauth\.so capture_authtok' | cut -d: -f1)
+  check "common-auth captures the login secret after the primary block (past pam_permit)" test "${capture:-0}" -gt "${permit:-99}"
+  check "common-password keeps it in step after pam_unix" \
+    sh -c "grep -v '^#' '$R/etc/pam.d/common-password' | grep -A9 pam_unix | grep -q 'pam_localauth\.so capture_authtok'"
+  check "pam-auth-update --disable localauth-keyring takes the lines out again" pau --disable localauth-keyring
+  check "common-auth has no capture line after --disable" sh -c "! grep -q capture_authtok '$R/etc/pam.d/common-auth'"
   cp "$R/etc/pam.d/common-auth" "$WORK/common-auth.enabled"
 
   # ---- 3. The generated stack, through pamtester -------------------------------------------------------

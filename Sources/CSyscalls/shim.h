@@ -15,6 +15,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <shadow.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/file.h>

@@ -16,7 +16,8 @@ enum LoginSecretLines {
       keychain: keychain, flags: context.options.keychain.loginSecretFlags, hasher: context.options.evaluation.hasher)
   }
 
-  /// `auth … capture_authtok`: stores PAM_AUTHTOK (the password pam_unix just accepted) as the login secret.
+  /// `auth … capture_authtok`: stores PAM_AUTHTOK as the login secret when it is the user's password in /etc/shadow
+  /// (the password pam_unix accepted).
   static func capture(_ context: PAMEntry.Context, userName: String) -> CInt {
     let ignore = PAMResult.code(for: PAMFailure.notApplicable)
     let log = context.log
@@ -31,6 +32,11 @@ enum LoginSecretLines {
     }
     defer { token.wipe() }
     guard PAMHandle.userExists(userName), let user = try? UserName(userName), let secret = loginSecret(context) else {
+      return ignore
+    }
+    // Whatever the stack's order, only the user's real Unix password is kept (pam_unix's own check, redone).
+    guard ShadowPassword.verify(token, for: user) else {
+      log.log(.notice, "The login secret of user \(user) was not captured: PAM_AUTHTOK is not the user's password in /etc/shadow.")
       return ignore
     }
     do throws(LocalAuthError) {

@@ -17,6 +17,6 @@ struct LocalAuthCtl: ParsableCommand {
       """,
     subcommands: [
       Enroll.self, Unenroll.self, List.self, Passcode.self, Touch.self, Prompts.self, Status.self, Reset.self, Feature.self,
-      Evaluate.self, CheckConfig.self,
+      Evaluate.self, CheckConfig.self, KeychainCommand.self,
     ])
 }

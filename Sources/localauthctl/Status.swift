@@ -32,13 +32,16 @@ extension LocalAuthCtl {
         }
         let waiting = (try? context.sensorAdmin.waitingPrompts(for: name).count) ?? 0
         let reader = (context.dependencies.sensor as? FprintdSensor).map { ReaderLine(user: name, sensor: $0) }
+        let keychain = context.dependencies.keychain.map { KeychainLine(user: name, keychain: $0) }
         if json {
           var object = StatusFormat.json(report, waitingPrompts: waiting)
           if let reader, case .object(let members) = object { object = .object(members + [("reader", reader.json)]) }
+          if let keychain, case .object(let members) = object { object = .object(members + [("keychain", keychain.json)]) }
           print(object.rendered())
         } else {
           print(StatusFormat.text(report, waitingPrompts: waiting))
           if let reader { print(reader.text) }
+          if let keychain { print(keychain.text) }
         }
         // Status reads without the lock; a holder is named so that a hung reset or prompt can be explained.
         let lockPath = context.options.stateDirectory + "/locks/" + name.value

@@ -257,15 +257,15 @@ extension LoginSuTests {
       let text = try String(contentsOf: shipped, encoding: .utf8)
       var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
       if variant == .biometricsOnly {
-        guard let a = lines.firstIndex(where: { $0.hasPrefix("auth [success=done authinfo_unavail=ignore") }),
-          let b = lines.firstIndex(where: { $0.hasPrefix("#auth [success=done default=ignore] pam_localauth.so") })
+        guard let a = lines.firstIndex(where: { $0.hasPrefix("auth [success=1 authinfo_unavail=ignore") }),
+          let b = lines.firstIndex(where: { $0.hasPrefix("#auth [success=1 default=ignore] pam_localauth.so") })
         else { throw SetupError.snippet("variant (a) active and variant (b) commented in \(shipped.path)") }
         lines[a] = "#" + lines[a]
         lines[b].removeFirst()
       }
       let arguments = "\(LoginSuEnvironment.module) state_dir=\(state) conf=\(conf) timeout=5"
       let active = lines.map { $0.hasPrefix("#") ? $0 : $0.replacingOccurrences(of: "pam_localauth.so", with: arguments) }
-      guard active.filter({ $0.hasPrefix("auth") && $0.contains(LoginSuEnvironment.module) }).count == 1 else {
+      guard active.filter({ $0.hasPrefix("auth") && $0.contains(LoginSuEnvironment.module) && !$0.contains("capture_authtok") }).count == 1 else {
         throw SetupError.snippet("exactly one active pam_localauth auth line in \(shipped.path)")
       }
       return active.joined(separator: "\n")

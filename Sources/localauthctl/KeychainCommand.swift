@@ -1,0 +1,120 @@
+import ArgumentParser
+import LocalAuthCore
+
+extension LocalAuthCtl {
+  /// Lists or deletes a user's keychain items: names and access control, never their data.
+  struct KeychainCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      commandName: "keychain", abstract: "List or delete a user's keychain items (never their data).",
+      subcommands: [ListItems.self, DeleteItems.self])
+
+    /// `keychain list USER`.
+    struct ListItems: ParsableCommand {
+      static let configuration = CommandConfiguration(
+        commandName: "list", abstract: "List a user's keychain items: service, account, label, class, access control.")
+
+      @OptionGroup var common: CommonOptions
+      @Argument(help: "The user.") var user: String
+      @Flag(help: "Print JSON.") var json = false
+
+      func validate() throws { _ = try userName(user) }
+
+      func run() throws {
+        try reporting {
+          let name = try userName(user)
+          let keychain = try KeychainLine.keychain(try common.context())
+          let items = try keychain.items(for: name)
+          if json {
+            print(JSONValue.array(items.map(KeychainLine.json)).rendered())
+            return
+          }
+          print(KeychainLine(user: name, keychain: keychain).text)
+          for item in items { print("  " + KeychainLine.row(item)) }
+        }
+      }
+    }
+
+    /// `keychain delete USER [--service S] [--account A] | --all`.
+    struct DeleteItems: ParsableCommand {
+      static let configuration = CommandConfiguration(
+        commandName: "delete", abstract: "Delete a user's keychain items selected by service and account (or --all).")
+
+      @OptionGroup var common: CommonOptions
+      @Argument(help: "The user.") var user: String
+      @Option(help: "Only items of this service.") var service: String?
+      @Option(help: "Only items of this account.") var account: String?
+      @Flag(help: "Every item of the user.") var all = false
+
+      func validate() throws {
+        _ = try userName(user)
+        if !all && service == nil && account == nil { throw ValidationError("Give --service, --account, or --all.") }
+        if all && (service != nil || account != nil) { throw ValidationError("--all takes no --service or --account.") }
+      }
+
+      func run() throws {
+        try reporting {
+          let name = try userName(user)
+          let keychain = try KeychainLine.keychain(try common.context())
+          let deleted: [KeychainItem]
+          do {
+            deleted = try keychain.delete(Keychain.Query(service: service, account: account), for: name)
+          } catch KeychainError.itemNotFound {
+            deleted = []
+          }
+          guard !deleted.isEmpty else { throw CommandFailure("No keychain item of \(user) matches.") }
+          print("Deleted \(deleted.count) keychain item\(deleted.count == 1 ? "" : "s") of \(user).")
+        }
+      }
+    }
+  }
+}
+
+/// A user's keychain as `status` and `keychain list` show it.
+struct KeychainLine {
+  let count: Int
+  let protection: DeviceKeyProtection?
+
+  init(user: UserName, keychain: Keychain) {
+    count = (try? keychain.items(for: user).count) ?? 0
+    protection = try? keychain.protection(for: user)
+  }
+
+  /// The keychain of the effective options.
+  static func keychain(_ context: CommandContext) throws -> Keychain {
+    guard let keychain = context.dependencies.keychain else { throw CommandFailure("This configuration has no keychain.") }
+    return keychain
+  }
+
+  /// "Keychain: 2 items; device key sealed by the TPM (device:/dev/tpmrm0)."
+  var text: String {
+    let items = count == 0 ? "no items" : "\(count) item\(count == 1 ? "" : "s")"
+    let key = protection.map { "device key \($0)" } ?? "no device key yet"
+    return "Keychain: \(items); \(key)."
+  }
+
+  var json: JSONValue {
+    let kind: JSONValue =
+      switch protection {
+      case .tpm: .string("tpm")
+      case .keyFile: .string("keyFile")
+      case nil: .null
+      }
+    var members: [(String, JSONValue)] = [("items", .int(count)), ("protection", kind)]
+    if case .tpm(let tcti) = protection { members.append(("tcti", .string(tcti))) }
+    return .object(members)
+  }
+
+  /// One item: names and access control, never the data.
+  static func row(_ item: KeychainItem) -> String {
+    "service \"\(item.service)\", account \"\(item.account)\", label \"\(item.label)\"; \(item.accessibility.name); "
+      + "access control \(item.flags?.names ?? "none"); key \(item.keySource == .passcode ? "passcode" : "device")"
+  }
+
+  static func json(_ item: KeychainItem) -> JSONValue {
+    .object([
+      ("service", .string(item.service)), ("account", .string(item.account)), ("label", .string(item.label)),
+      ("accessible", .string(item.accessibility.name)), ("accessControl", item.flags.map { .string($0.names) } ?? .null),
+      ("key", .string(item.keySource.rawValue)), ("created", .int(Int(item.created))),
+    ])
+  }
+}
