@@ -123,7 +123,8 @@ check-load: module helper
 	@readelf -d $(MODULE) | grep -q 'Flags:.*NODELETE' || { echo "$(MODULE) lacks the NODELETE flag"; exit 1; }
 	@if readelf -d $(MODULE) | grep -Eq 'NEEDED.*(libstdc\+\+|libgcc_s|libswift|libdispatch|libFoundation)'; then echo "$(MODULE) needs a C++ or Swift runtime library"; exit 1; fi
 	@if readelf -d $(MODULE) | grep -Eq 'RUNPATH|RPATH'; then echo "$(MODULE) has a run path; libraries (and libcrypt's dlopen) must come from the system's"; exit 1; fi
-	@if readelf -d $(MODULE) | grep -q 'NEEDED.*libcrypt'; then echo "$(MODULE) links libcrypt; it should open it on first use (Sources/CCrypt)"; exit 1; fi
+	@if readelf -d $(MODULE) | grep -q 'NEEDED.*libcrypt'; then echo "$(MODULE) links libcrypt or libcrypto; it should open them on first use (Sources/CCrypt, Sources/CLibCrypto)"; exit 1; fi
+	@if readelf -d $(MODULE) | grep -Eq 'NEEDED.*(libtss2|libsystemd)'; then echo "$(MODULE) links tpm2-tss or libsystemd; it should open them on first use (Sources/CTPM, Sources/CDBus)"; exit 1; fi
 	@if nm -D --undefined-only $(MODULE) | grep -Eq 'swift_|_swift|sigaction|signal'; then echo "$(MODULE) refers to the Swift runtime or installs signal handlers:"; nm -D --undefined-only $(MODULE) | grep -E 'swift|sigaction'; exit 1; fi
 	@$(CLANG) -O1 -Wall -o $(BUILD)/check-load scripts/check-load.c -ldl
 	@$(BUILD)/check-load $(CURDIR)/$(MODULE)

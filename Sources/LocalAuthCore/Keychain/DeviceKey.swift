@@ -45,7 +45,9 @@ struct DeviceKey {
       case "tpm":
         guard let tctiBytes = fields["tcti"].flatMap({ hexDecode($0) }), let blob = fields["blob"].flatMap({ hexDecode($0) })
         else { throw .storage(.corrupt(path: path, reason: "its sealed key is malformed")) }
-        let stored = String(decoding: tctiBytes, as: UTF8.self)
+        // The configured TPM is asked first (the administrator may have moved it, e.g. to tabrmd); without
+        // `tpm=` the one the key was sealed with. Only the TPM that sealed the key can unseal it.
+        let stored = tcti ?? String(decoding: tctiBytes, as: UTF8.self)
         let key: [UInt8]
         do {
           key = try TPMSealer(tcti: stored).unseal(blob)
