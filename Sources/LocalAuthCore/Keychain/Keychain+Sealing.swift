@@ -21,6 +21,24 @@ extension Keychain {
     return try keychainCrypto { () throws(CryptoError) -> [UInt8] in try Crypto.open(sealed, key: key, aad: aad) }
   }
 
+  /// A fresh ephemeral X25519 key pair for a passcode-keyed item: its public half goes into the item, and the
+  /// secret it shares with the user's passcode key joins the key material. Only the passcode's private key can
+  /// derive that secret again.
+  func passcodeShare(for item: inout KeychainItem, in folder: KeychainFolder) throws(KeychainError) -> [UInt8] {
+    guard let publicKey = try PasscodeKey.publicKey(in: folder) else {
+      throw .notAvailable("the user has no passcode key pair; set the passcode again")
+    }
+    let ephemeral = try keychainCrypto { () throws(CryptoError) -> (privateKey: [UInt8], publicKey: [UInt8]) in
+      try Crypto.x25519KeyPair()
+    }
+    var ephemeralPrivate = ephemeral.privateKey
+    defer { wipe(&ephemeralPrivate) }
+    item.ephemeralPublicKey = ephemeral.publicKey
+    return try keychainCrypto { () throws(CryptoError) -> [UInt8] in
+      try Crypto.x25519(privateKey: ephemeralPrivate, peer: publicKey)
+    }
+  }
+
   private func itemKey(
     _ item: KeychainItem, user: UserName, shared: [UInt8], applicationPassword: SecretBytes?, hasher: PasscodeHasher,
     create: Bool

@@ -95,22 +95,8 @@ public final class Keychain {
         id: id, service: new.service, account: new.account, label: new.label, accessibility: new.accessibility,
         flags: new.flags, domainState: domainState, keySource: flags.isPasscodeKeyed ? .passcode : .device,
         created: now, modified: now)
-      var shared: [UInt8] = []
+      var shared = item.keySource == .passcode ? try passcodeShare(for: &item, in: folder) : []
       defer { wipe(&shared) }
-      if item.keySource == .passcode {
-        guard let publicKey = try PasscodeKey.publicKey(in: folder) else {
-          throw .notAvailable("the user has no passcode key pair; set the passcode again")
-        }
-        let ephemeral = try keychainCrypto { () throws(CryptoError) -> (privateKey: [UInt8], publicKey: [UInt8]) in
-          try Crypto.x25519KeyPair()
-        }
-        var ephemeralPrivate = ephemeral.privateKey
-        defer { wipe(&ephemeralPrivate) }
-        shared = try keychainCrypto { () throws(CryptoError) -> [UInt8] in
-          try Crypto.x25519(privateKey: ephemeralPrivate, peer: publicKey)
-        }
-        item.ephemeralPublicKey = ephemeral.publicKey
-      }
       if flags.contains(.applicationPassword), let password = applicationPassword {
         do throws(PasscodeError) {
           let hash = try hasher.hash(password)
@@ -186,20 +172,8 @@ public final class Keychain {
           // Attributes only: the sealed data is bound to them, so it is re-sealed under the new ones.
           throw .parameter("changing attributes without new data is not supported; give kSecValueData")
         }
-        var shared: [UInt8] = []
+        var shared = item.keySource == .passcode ? try passcodeShare(for: &item, in: folder) : []
         defer { wipe(&shared) }
-        if item.keySource == .passcode {
-          guard let publicKey = try PasscodeKey.publicKey(in: folder) else { throw .notAvailable("the user has no passcode key pair") }
-          let ephemeral = try keychainCrypto { () throws(CryptoError) -> (privateKey: [UInt8], publicKey: [UInt8]) in
-            try Crypto.x25519KeyPair()
-          }
-          var ephemeralPrivate = ephemeral.privateKey
-          defer { wipe(&ephemeralPrivate) }
-          shared = try keychainCrypto { () throws(CryptoError) -> [UInt8] in
-            try Crypto.x25519(privateKey: ephemeralPrivate, peer: publicKey)
-          }
-          item.ephemeralPublicKey = ephemeral.publicKey
-        }
         if item.flags?.contains(.applicationPassword) == true && applicationPassword == nil {
           throw .parameter("an applicationPassword item needs the password to be updated")
         }
