@@ -141,7 +141,7 @@ final class SoftwareTPM {
         "--ctrl", "type=tcp,port=\(port + 1),bindaddr=127.0.0.1",
         "--flags", "not-need-init,startup-clear",
       ]
-      FileManager.default.createFile(atPath: folder + "/swtpm.log", contents: nil)
+      _ = FileManager.default.createFile(atPath: folder + "/swtpm.log", contents: nil)
       let log = try FileHandle(forWritingTo: URL(fileURLWithPath: folder + "/swtpm.log"))
       process.standardOutput = log
       process.standardError = log

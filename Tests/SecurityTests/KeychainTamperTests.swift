@@ -52,7 +52,7 @@ struct KeychainTamperTests {
   @Test("an item file copied into another user's keychain does not open there")
   func swappedAcrossUsers() throws {
     let world = try KeychainWorld.ready()
-    try world.run { #expect(addItem("mine", flags: nil, protection: kSecAttrAccessibleWhenUnlocked) == errSecSuccess) }
+    world.run { #expect(addItem("mine", flags: nil, protection: kSecAttrAccessibleWhenUnlocked) == errSecSuccess) }
     let bob = try KeychainWorld.ready(user: "bob")
     // Bob's own keychain, in the same state folder layout, with his own device key.
     let bobs = Keychain(root: world.root, tcti: nil, clock: world.clock)

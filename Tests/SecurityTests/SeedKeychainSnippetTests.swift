@@ -111,7 +111,7 @@ struct SeedKeychainSnippetTests {
   @Test("a wrong finger three times: errSecAuthFailed, no data")
   func wrongFinger() throws {
     let world = try KeychainWorld.ready()
-    try world.run {
+    world.run {
       #expect(seedAdd() == errSecSuccess)
       world.impostor(); world.impostor(); world.impostor()
       let (status, password) = seedRead()
@@ -123,7 +123,7 @@ struct SeedKeychainSnippetTests {
   @Test("Cancel: errSecUserCanceled")
   func cancel() throws {
     let world = try KeychainWorld.ready()
-    try world.run {
+    world.run {
       #expect(seedAdd() == errSecSuccess)
       world.cancel()
       #expect(seedRead().0 == errSecUserCanceled)
@@ -172,7 +172,7 @@ struct SeedKeychainSnippetTests {
   @Test("the snippet verbatim reads account \"My Name\", which it never stored: errSecItemNotFound")
   func verbatimMismatch() throws {
     let world = try KeychainWorld.ready()
-    try world.run {
+    world.run {
       #expect(seedAdd() == errSecSuccess)
       world.touch()
       #expect(seedReadVerbatim() == errSecItemNotFound)
