@@ -84,3 +84,47 @@ extension RealPAM.KeyringUnlockTests {
     }
   }
 }
+
+extension RealPAM.KeyringUnlockTests {
+  /// The auth lines of the shipped pam.d/login, with the module's sandbox arguments, and common-auth as a
+  /// substack of Debian's own three lines; pam_gnome_keyring's session line for the unlock.
+  func writeShippedLogin(_ s: Sandbox) throws {
+    let shipped = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent().appendingPathComponent("pam.d/login")
+    let arguments = s.moduleLine([], type: "", control: "").trimmingCharacters(in: .whitespaces)
+    let auth = try String(contentsOf: shipped, encoding: .utf8).split(separator: "\n").map(String.init)
+      .filter { $0.hasPrefix("auth") || $0.hasPrefix("-auth") }
+      .map { $0.replacingOccurrences(of: "pam_localauth.so", with: arguments) }
+      .map { $0.replacingOccurrences(of: "substack   common-auth", with: "substack   " + s.serviceDir + "/debian-common-auth") }
+    #expect(auth.contains { $0.contains("release_authtok") } && auth.contains { $0.contains("capture_authtok") })
+    #expect(auth.last == "-auth      optional   pam_gnome_keyring.so")
+    try s.writeService(
+      ["auth [success=1 default=ignore] pam_unix.so nullok", "auth requisite pam_deny.so", "auth required pam_permit.so"],
+      name: "debian-common-auth")
+    try s.writeService(auth + [Self.accountPermit, Self.keyringSession], name: "shipped-login")
+  }
+
+  @Test("the shipped pam.d/login: a password login captures the secret, and a finger later unlocks the keyring through it")
+  func shippedLoginUnlocksKeyring() throws {
+    try withKeyringWorld(password: Self.password) { s, world in
+      try Setups.ready(s)
+      try writeShippedLogin(s)
+      // No touch: the finger prompt times out (systemCancel, ignored), and pam_unix asks for the password.
+      let password = try world.pamtester(service: "shipped-login", ["authenticate", "open_session"], stdin: Self.password + "\n")
+      #expect(password.status == 0, "\(password.run.stderr)")
+      #expect(password.syslog.contains { $0.contains("login secret of user \(s.user) was captured") }, "\(password.syslog)")
+      #expect(try world.loginCollectionLocked() == false, "the password login created and unlocked login.keyring")
+      try world.stopKeyringDaemons()
+      #expect(try world.loginCollectionLocked() == true)
+      try world.stopKeyringDaemons()
+
+      try s.touch()
+      let finger = try world.pamtester(service: "shipped-login", ["authenticate", "open_session"])
+      #expect(finger.status == 0, "\(finger.run.stderr)")
+      #expect(!finger.conversation.contains("Password:"), "success=1 skipped common-auth: \(finger.conversation)")
+      #expect(finger.syslog.contains { $0.contains("login secret of user \(s.user) was released") }, "\(finger.syslog)")
+      #expect(!finger.syslog.contains { $0.contains("was captured") }, "the released token is not captured back")
+      #expect(try world.loginCollectionLocked() == false, "pam_gnome_keyring's auth line ran after the finger")
+    }
+  }
+}
