@@ -8,6 +8,8 @@ import Glibc
 final class BenchState {
   /// The folder (root-owned, 0700).
   let root: String
+  /// The runtime folder of its prompts (`runtime_dir=`): tmpfs when given, as /run/localauth is once installed.
+  let runtime: String
   /// The user the folder serves.
   let user: UserName
   /// The modality enrolled.
@@ -19,10 +21,12 @@ final class BenchState {
   private let clock = SystemClock()
   private var rng = SplitMix64(seed: 0x5EED_BE7C)
 
-  /// Creates the folder, enrolls `items` and sets `passcode` with the hash `cost`.
-  init(root: String, user: String, modality: Modality, items: [String], passcode: String, cost: UInt) throws {
+  /// Creates the folder, enrolls `items` and sets `passcode` with the hash `cost`; prompts wait in `runtime`
+  /// (default: the state folder).
+  init(root: String, runtime: String? = nil, user: String, modality: Modality, items: [String], passcode: String, cost: UInt) throws {
     guard mkdir(root, 0o700) == 0 else { throw SetupError("Cannot create the state folder \(root).") }
     self.root = root
+    self.runtime = runtime ?? root
     self.user = try UserName(user)
     self.modality = modality
     self.items = items
@@ -37,6 +41,9 @@ final class BenchState {
     try admin.setPasscode(SecretBytes(passcode), for: self.user)
   }
 
+  /// The module arguments naming both folders.
+  var folderArguments: String { "state_dir=\(root) runtime_dir=\(runtime)" }
+
   /// The user's stored passcode hash.
   func passcodeHash() -> String {
     (try? FileStateStore(root: root).load(user))??.passcodeHash ?? ""
@@ -50,7 +57,7 @@ final class BenchState {
     let identity = simulator.identity(owner: user.value, item: name, modality: modality)
     let sample = simulator.capture(identity, modality: modality, quality: quality, using: &rng)
     deliverer = try TouchDeliverer(
-      admin: SensorAdministration(stateRoot: root, clock: clock), event: .sample(sample), user: user)
+      admin: SensorAdministration(stateRoot: root, runtimeRoot: runtime, clock: clock), event: .sample(sample), user: user)
   }
 
   /// Waits for the last touch's thread to end (it gives up 5 s after its prompt failed to appear).

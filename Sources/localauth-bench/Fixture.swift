@@ -53,6 +53,10 @@ struct BenchPaths {
     memoryWork = shm ? "/dev/shm/localauth-bench" : nil
   }
 
+  /// A runtime folder for prompts on tmpfs, as /run/localauth is on an installed system (the state stays on
+  /// disk); nil without tmpfs, where the prompts stay in the state folder.
+  func runtimeFolder(_ name: String) -> String? { memoryWork.map { $0 + "/run-" + name } }
+
   /// Recreates the scratch folder with its service folder and empty configuration file.
   func resetWork() throws {
     removeWork()

@@ -17,8 +17,8 @@ struct LoopBench {
   func run(into report: inout Report) throws {
     let startKiB = residentKiB()
     let state = try BenchState(
-      root: paths.work + "/state-loop", user: user.name, modality: .touchID, items: ["right-index"], passcode: passcode, cost: cost)
-    let common = "\(paths.module) conf=\(paths.conf) state_dir=\(state.root)"
+      root: paths.work + "/state-loop", runtime: paths.runtimeFolder("loop"), user: user.name, modality: .touchID, items: ["right-index"], passcode: passcode, cost: cost)
+    let common = "\(paths.module) conf=\(paths.conf) \(state.folderArguments)"
     try paths.writeService("ip-permit", paths.securityDir + "/pam_permit.so")
     try paths.writeService("ip-reuse", common + " reuse_duration=300 timeout=1")
     try paths.writeService("ip-touch", common + " timeout=1")

@@ -39,13 +39,14 @@ struct ScalingBench {
     var cases: [Case] = []
     var populateSeconds = 0.0
     for (key, label, modality, items, others) in setups {
+      // On disk the prompts wait on tmpfs, as in /run/localauth; on tmpfs they stay beside the state.
       let state = try BenchState(
-        root: base + "/state-\(key)", user: user.name, modality: modality, items: items, passcode: passcode, cost: cost)
+        root: base + "/state-\(key)", runtime: storage == "disk" ? paths.runtimeFolder("scale-" + key) : nil, user: user.name, modality: modality, items: items, passcode: passcode, cost: cost)
       let start = monotonicSeconds()
       try state.populateOthers(others)
       populateSeconds += monotonicSeconds() - start
       let sensor = modality == .faceID ? "faceid" : "touchid"
-      try paths.writeService("sc-\(storage)-\(key)", "\(paths.module) conf=\(paths.conf) state_dir=\(state.root) sensor=\(sensor) timeout=1")
+      try paths.writeService("sc-\(storage)-\(key)", "\(paths.module) conf=\(paths.conf) \(state.folderArguments) sensor=\(sensor) timeout=1")
       // The reboot rule: one passcode authentication first (biometry is not offered yet).
       let code = driver.cycle(service: "sc-\(storage)-\(key)")
       guard code == PAMDriver.success else { throw SetupError("The passcode setup for \(label) failed: \(PAMDriver.describe(code)).") }

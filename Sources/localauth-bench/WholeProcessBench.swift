@@ -19,8 +19,8 @@ struct WholeProcessBench {
     try writeFile(secretFile, passcode + "\n")
     let permit = paths.securityDir + "/pam_permit.so"
     let bio = try BenchState(
-      root: paths.work + "/state-bio", user: user.name, modality: .touchID, items: ["right-index"], passcode: passcode, cost: cost)
-    let module = "\(paths.module) conf=\(paths.conf) state_dir=\(bio.root) timeout=2"
+      root: paths.work + "/state-bio", runtime: paths.runtimeFolder("bio"), user: user.name, modality: .touchID, items: ["right-index"], passcode: passcode, cost: cost)
+    let module = "\(paths.module) conf=\(paths.conf) \(bio.folderArguments) timeout=2"
     try paths.writeService("wp-permit", permit)
     try paths.writeService("wp-bio", module)
     // pam_permit answers first, so pam_localauth is loaded (dlopen and relocation) but never called.
@@ -62,7 +62,6 @@ struct WholeProcessBench {
     Spawn.run([pamtester, service, user.name, "authenticate"], environment: paths.wrapperEnvironment, stdinPath: stdin, logPath: paths.log)
   }
 
-  /// Queues one good touch of the enrolled finger with `localauthctl touch` (not timed).
   /// A touch of the enrolled finger for the next run's prompt, presented from a thread of the bench when the
   /// prompt appears (as `localauthctl touch --wait` would), so that the run pays for waiting on a real prompt.
   private func touch(_ state: BenchState) -> Bool {

@@ -112,7 +112,7 @@ enum Bench {
         + "the queue's fsyncs: each cycle is a complete pam_start_confdir/pam_authenticate/pam_end that loads and checks the record "
         + "and honours a match made minutes earlier, without a sensor wait. Item 4b queues a real touch before every cycle (not timed).",
       "State folders live under build/bench-work on the build disk (the module's default /var/lib/localauth would be on the same "
-        + "kind of disk), except for 1c and 6e–6h, which put them on tmpfs (/dev/shm) to separate the CPU's work from the disk's: every "
+        + "kind of disk), and the waiting prompts on tmpfs (runtime_dir= under /dev/shm, as /run/localauth is once installed), except for 1c and 6e–6h, which put them on tmpfs (/dev/shm) to separate the CPU's work from the disk's: every "
         + "successful match or passcode check writes the user's record with an fsync (and a failure with a second one, of the folder), "
         + "which pam_permit and pam_unix never do.",
       "Items 1d and 3b measure a floor: build/bench_floor.so (Sources/BenchFloorModule), a PAM module in Swift that only reads "

@@ -22,7 +22,7 @@ extension LocalAuthCtl {
           arguments: common.moduleArguments + arguments, readFile: ConfigFileReader.read)
         for warning in parsed.warnings { printError("Warning: \(warning)") }
         var options = parsed.options
-        if let dir = common.stateDir { options.stateDirectory = absolutePath(dir) }
+        common.applyFolders(to: &options)
         for line in options.settingLines { print(line) }
       }
     }

@@ -14,6 +14,13 @@ struct CommonOptions: ParsableArguments {
 
   @Option(
     name: .long,
+    help: ArgumentHelp(
+      "The folder of waiting prompts (default: runtime_dir from the configuration, else /run/localauth beside the default state folder, else the state folder).",
+      valueName: "dir"))
+  var runtimeDir: String?
+
+  @Option(
+    name: .long,
     help: ArgumentHelp("The configuration file (default: /etc/security/localauth.conf when it exists).", valueName: "file"))
   var conf: String?
 
@@ -24,19 +31,27 @@ struct CommonOptions: ParsableArguments {
 
   func validate() throws {
     if stateDir == "" { throw ValidationError("--state-dir needs a folder.") }
+    if runtimeDir == "" { throw ValidationError("--runtime-dir needs a folder.") }
     if conf == "" { throw ValidationError("--conf needs a file.") }
   }
 
   /// The module arguments that stand for these options (`conf=`), made absolute.
   var moduleArguments: [String] { (conf.map { ["conf=" + absolutePath($0)] } ?? []) + (sensor.map { ["sensor=" + $0] } ?? []) }
 
-  /// The effective options: defaults, the configuration file, then `--state-dir`; warnings go to stderr.
+  /// The effective options: defaults, the configuration file, then `--state-dir` and `--runtime-dir`; warnings go
+  /// to stderr.
   func options() throws -> Options {
     let parsed = try OptionParser.parse(arguments: moduleArguments)
     for warning in parsed.warnings { printError("Warning: \(warning)") }
     var options = parsed.options
-    if let stateDir { options.stateDirectory = absolutePath(stateDir) }
+    applyFolders(to: &options)
     return options
+  }
+
+  /// `--state-dir` and `--runtime-dir`, made absolute, over what the configuration says.
+  func applyFolders(to options: inout Options) {
+    if let stateDir { options.stateDirectory = absolutePath(stateDir) }
+    if let runtimeDir { options.runtimeDirectory = absolutePath(runtimeDir) }
   }
 
   /// The collaborators every command works through, over the effective options.
@@ -60,9 +75,9 @@ struct CommandContext {
       store: dependencies.store, clock: dependencies.clock, settings: options.evaluation, keychain: dependencies.keychain)
   }
 
-  /// The simulated sensor's administration in the state folder.
+  /// The simulated sensor's administration: its world seed in the state folder, its prompts in the runtime folder.
   var sensorAdmin: SensorAdministration {
-    SensorAdministration(stateRoot: options.stateDirectory, clock: dependencies.clock)
+    SensorAdministration(stateRoot: options.stateDirectory, runtimeRoot: options.runtimeRoot, clock: dependencies.clock)
   }
 }
 

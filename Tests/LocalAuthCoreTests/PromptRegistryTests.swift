@@ -17,7 +17,7 @@ struct PromptRegistryTests {
   func announcement() throws {
     let folder = try TempFolder()
     defer { folder.remove() }
-    let registry = PromptRegistry(stateRoot: folder.path)
+    let registry = PromptRegistry(root: folder.path)
     let prompt = try registry.announce(user: alice, modality: .touchID, origin: bob, at: WallTime(seconds: 1_800_000_000))
     let waiting = try registry.waiting(for: alice)
     #expect(waiting == [prompt])
@@ -37,7 +37,7 @@ struct PromptRegistryTests {
     defer { folder.remove() }
     let admin = SensorAdministration(stateRoot: folder.path, clock: SystemClock())
     #expect(throws: LocalAuthError.touchDelivery(.noPrompt(user: alice))) { _ = try admin.present(.cancel, for: alice) }
-    #expect(try FileSyscalls.listDirectory(PromptRegistry(stateRoot: folder.path).folder).isEmpty)
+    #expect(try FileSyscalls.listDirectory(PromptRegistry(root: folder.path).folder).isEmpty)
     #expect(TouchDeliveryError.noPrompt(user: alice).description == "No prompt is waiting for alice.")
   }
 
@@ -45,7 +45,7 @@ struct PromptRegistryTests {
   func severalPromptsRefused() throws {
     let folder = try TempFolder()
     defer { folder.remove() }
-    let registry = PromptRegistry(stateRoot: folder.path)
+    let registry = PromptRegistry(root: folder.path)
     let first = try registry.announce(user: alice, modality: .touchID, origin: bob, at: WallTime(seconds: 1))
     let second = try registry.announce(user: alice, modality: .touchID, origin: RequestOrigin(processID: getpid()), at: WallTime(seconds: 2))
     let admin = SensorAdministration(stateRoot: folder.path, clock: SystemClock())
@@ -70,7 +70,7 @@ struct PromptRegistryTests {
   func readOnce() throws {
     let folder = try TempFolder()
     defer { folder.remove() }
-    let registry = PromptRegistry(stateRoot: folder.path)
+    let registry = PromptRegistry(root: folder.path)
     let prompt = try registry.announce(user: alice, modality: .touchID, origin: bob, at: WallTime(seconds: 100))
     let now = WallTime(seconds: 100)
     _ = try registry.present(.fallback, to: prompt.id, at: now)
@@ -95,7 +95,7 @@ struct PromptRegistryTests {
   func promptEndedBeforeReading() throws {
     let folder = try TempFolder()
     defer { folder.remove() }
-    let registry = PromptRegistry(stateRoot: folder.path)
+    let registry = PromptRegistry(root: folder.path)
     let prompt = try registry.announce(user: alice, modality: .touchID, origin: bob, at: WallTime(seconds: 1))
     DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) { registry.withdraw(prompt.id) }
     let admin = SensorAdministration(stateRoot: folder.path, clock: SystemClock())
@@ -107,7 +107,7 @@ struct PromptRegistryTests {
   func stalePromptRemoved() throws {
     let folder = try TempFolder()
     defer { folder.remove() }
-    let registry = PromptRegistry(stateRoot: folder.path)
+    let registry = PromptRegistry(root: folder.path)
     for (pid, start) in [(Int32(99_999_999), UInt64(1)), (getpid(), UInt64(1))] {
       // A pid above pid_max stands for a process that ended; this pid with another start time for a reused pid.
       let prompt = try registry.announce(user: alice, modality: .touchID, origin: bob, at: WallTime(seconds: 1))
@@ -125,7 +125,7 @@ struct PromptRegistryTests {
   func expiry() throws {
     let folder = try TempFolder()
     defer { folder.remove() }
-    let registry = PromptRegistry(stateRoot: folder.path)
+    let registry = PromptRegistry(root: folder.path)
     let prompt = try registry.announce(user: alice, modality: .touchID, origin: bob, at: WallTime(seconds: 1))
     let now = WallTime(seconds: 1_800_000_000)
     _ = try registry.present(.cancel, to: prompt.id, at: now)
@@ -141,7 +141,7 @@ struct PromptRegistryTests {
   func nonRootEventDiscarded() throws {
     let folder = try TempFolder()
     defer { folder.remove() }
-    let registry = PromptRegistry(stateRoot: folder.path)
+    let registry = PromptRegistry(root: folder.path)
     let prompt = try registry.announce(user: alice, modality: .touchID, origin: bob, at: WallTime(seconds: 1))
     let path = try registry.present(.cancel, to: prompt.id, at: WallTime(seconds: 1))
     #expect(chown(path, 1000, 1000) == 0)
@@ -154,7 +154,7 @@ struct PromptRegistryTests {
   func symlinkedPromptRefused() throws {
     let folder = try TempFolder()
     defer { folder.remove() }
-    let registry = PromptRegistry(stateRoot: folder.path)
+    let registry = PromptRegistry(root: folder.path)
     let prompt = try registry.announce(user: alice, modality: .touchID, origin: bob, at: WallTime(seconds: 1))
     registry.withdraw(prompt.id)
     #expect(symlink("/tmp", registry.folder(of: prompt.id)) == 0)
@@ -166,7 +166,7 @@ struct PromptRegistryTests {
     let folder = try TempFolder()
     defer { folder.remove() }
     let clock = ManualClock()
-    let spool = SpoolSensor(modality: .touchID, stateRoot: folder.path, clock: clock, log: NullLog())
+    let spool = SpoolSensor(modality: .touchID, runtimeRoot: folder.path, clock: clock, log: NullLog())
     // Without an announced prompt nothing can arrive.
     #expect(try spool.nextEvent(for: alice, deadline: WallTime(seconds: clock.uptime() + 30)) == .timeout)
     try spool.openPrompt(for: alice, origin: bob)
@@ -179,10 +179,10 @@ struct PromptRegistryTests {
     let before = clock.uptime()
     #expect(try spool.nextEvent(for: alice, deadline: WallTime(seconds: before + 30), cancellation: flag) == .timeout)
     #expect(clock.uptime() == before)
-    _ = try PromptRegistry(stateRoot: folder.path).present(.fallback, to: announced.id, at: clock.now())
+    _ = try PromptRegistry(root: folder.path).present(.fallback, to: announced.id, at: clock.now())
     #expect(try spool.nextEvent(for: alice, deadline: WallTime(seconds: clock.uptime() + 1)) == .fallback)
     spool.closePrompt(for: alice)
-    #expect(try PromptRegistry(stateRoot: folder.path).waiting().isEmpty)
+    #expect(try PromptRegistry(root: folder.path).waiting().isEmpty)
   }
 
   @Test("Sensor: event files round-trip and malformed ones are corrupt")

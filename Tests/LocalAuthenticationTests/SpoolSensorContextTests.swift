@@ -29,7 +29,7 @@ struct SpoolWorld {
     let store = FileStateStore(root: root)
     configuration = LAContextConfiguration(
       dependencies: Dependencies(
-        clock: clock, store: store, sensor: SpoolSensor(modality: .touchID, stateRoot: root, clock: clock, log: log),
+        clock: clock, store: store, sensor: SpoolSensor(modality: .touchID, runtimeRoot: root, clock: clock, log: log),
         prompter: prompter, log: log),
       settings: settings, user: "alice")
     let administration = Administration(store: store, clock: clock, settings: settings)

@@ -178,6 +178,25 @@ import Testing
     #expect(lines.contains("fallback_title="))
     #expect(try reparse(lines) == parsed)
   }
+
+  @Test("the runtime folder: /run/localauth by default, the state folder when state_dir= moves it, else runtime_dir=")
+  func runtimeFolder() throws {
+    func parse(_ arguments: [String]) throws -> Options {
+      try OptionParser.parse(arguments: arguments, readFile: { _ in nil }).options
+    }
+    let defaults = try parse([])
+    #expect(defaults.runtimeRoot == "/run/localauth")
+    #expect(defaults.settingLines.contains("# runtime_dir is /run/localauth, derived from state_dir"))
+    let moved = try parse(["state_dir=/srv/la"])
+    #expect(moved.runtimeRoot == "/srv/la")
+    #expect(moved.settingLines.contains("# runtime_dir is /srv/la, derived from state_dir"))
+    let explicit = try parse(["state_dir=/srv/la", "runtime_dir=/run/la-test"])
+    #expect(explicit.runtimeRoot == "/run/la-test")
+    #expect(explicit.settingLines.contains("runtime_dir=/run/la-test"))
+    #expect(try reparse(explicit.settingLines) == explicit)
+    #expect(try reparse(moved.settingLines) == moved)
+    #expect(throws: ConfigError.self) { try parse(["runtime_dir=run/relative"]) }
+  }
 }
 
 @Suite struct TimeFormatTests {

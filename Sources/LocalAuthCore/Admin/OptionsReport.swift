@@ -10,6 +10,7 @@ extension Options {
     lines.append("timeout=\(Self.number(e.sensorTimeout))")
     lines.append(feature.map { "feature=\($0)" } ?? "# feature is not set: every user is asked")
     lines.append("state_dir=\(stateDirectory)")
+    lines.append(runtimeDirectory.map { "runtime_dir=\($0)" } ?? "# runtime_dir is \(runtimeRoot), derived from state_dir")
     lines.append("sensor=\(fprintd ? "fprintd" : sensor.map { $0 == .touchID ? "touchid" : "faceid" } ?? "none")")
     if fprintd { lines.append("fprint_dir=\(fprintDirectory)") }
     lines.append("event_expiry=\(Self.number(eventExpiry))")

@@ -4,14 +4,18 @@
 /// `localauthctl enroll` and `touch` call these, and so can a demo or a test harness, so that identities,
 /// capture noise and the prompt folder's format live in the core only.
 public struct SensorAdministration: Sendable {
-  /// The state folder holding the world seed and the waiting prompts.
+  /// The state folder holding the world seed.
   public var stateRoot: String
+  /// The runtime folder holding the waiting prompts (Options.runtimeRoot).
+  public var runtimeRoot: String
   /// The clock that stamps enrolments and presented events, and measures waits.
   public var clock: AuthClock
 
-  /// Creates the operations over a state folder.
-  public init(stateRoot: String, clock: AuthClock) {
+  /// Creates the operations over a state folder and a runtime folder (by default the state folder, as
+  /// Options.runtimeRoot derives it when `state_dir=` is given).
+  public init(stateRoot: String, runtimeRoot: String? = nil, clock: AuthClock) {
     self.stateRoot = stateRoot
+    self.runtimeRoot = runtimeRoot ?? stateRoot
     self.clock = clock
   }
 
@@ -40,7 +44,7 @@ public struct SensorAdministration: Sendable {
 
   /// The prompts waiting now, for `user` only when given.
   public func waitingPrompts(for user: UserName? = nil) throws(LocalAuthError) -> [PromptAnnouncement] {
-    try withStateErrors { () throws(StateError) in try PromptRegistry(stateRoot: stateRoot).waiting(for: user) }
+    try withStateErrors { () throws(StateError) in try PromptRegistry(root: runtimeRoot).waiting(for: user) }
   }
 
   /// Presents `event` to the one prompt waiting for `user` (or to prompt `id`), and returns once that prompt
@@ -52,11 +56,8 @@ public struct SensorAdministration: Sendable {
   public func present(
     _ event: SensorEvent, for user: UserName, prompt id: String? = nil, wait: Double = 0, readLimit: Double = 30
   ) throws(LocalAuthError) -> PromptAnnouncement {
-    let registry = PromptRegistry(stateRoot: stateRoot)
-    try withStateErrors { () throws(StateError) in
-      try FileSyscalls.ensureDirectory(stateRoot)
-      try FileSyscalls.ensureDirectory(registry.folder)
-    }
+    let registry = PromptRegistry(root: runtimeRoot)
+    try withStateErrors { () throws(StateError) in try registry.prepare() }
     let end = clock.uptime() + max(wait, 0)
     // Wakes the wait as soon as a prompt is renamed into place.
     let watch = FolderWatch(registry.folder)

@@ -1,21 +1,31 @@
 import CSyscalls
 
-/// The biometric prompts that wait right now, one folder each: `<state>/prompts/<id>/` holds the announcement
-/// (`prompt`) and the events presented to that prompt (`*.event`).
+/// The biometric prompts that wait right now, one folder each: `<runtime>/prompts/<id>/` holds the announcement
+/// (`prompt`) and the events presented to that prompt (`*.event`). The runtime folder (`runtime_dir=`, default
+/// /run/localauth) is on tmpfs on an installed system: nothing here outlives a boot, and a prompt costs the
+/// state disk nothing.
 ///
 /// A touch goes to one named prompt and is read by that prompt only, once: the prompt claims an event by
 /// removing its file, and of two claims exactly one succeeds. A touch made while no prompt waits has nowhere
 /// to go. Folders are root's (0700) and nothing is followed through a symbolic link; an announcement whose
 /// process is gone (or whose pid now belongs to another process) is stale and removed by whoever lists it.
 public struct PromptRegistry: Sendable {
-  /// The state folder.
-  public let stateRoot: String
+  /// The runtime folder (Options.runtimeRoot).
+  public let root: String
 
-  /// The registry of a state folder.
-  public init(stateRoot: String) { self.stateRoot = stateRoot }
+  /// The registry of a runtime folder.
+  public init(root: String) { self.root = root }
 
   /// The folder holding every waiting prompt.
-  public var folder: String { stateRoot + "/prompts" }
+  public var folder: String { root + "/prompts" }
+
+  /// Checks the folders above the runtime folder the way the state folder's are checked (root's, not writable
+  /// by others unless sticky), then makes the runtime folder and its prompts folder if they are missing.
+  public func prepare() throws(StateError) {
+    try FileSyscalls.checkTrustedAncestors(of: root, role: "the runtime folder")
+    try FileSyscalls.ensureDirectory(root)
+    try FileSyscalls.ensureDirectory(folder)
+  }
 
   /// The folder of one prompt.
   public func folder(of id: String) -> String { folder + "/" + id }
@@ -24,8 +34,7 @@ public struct PromptRegistry: Sendable {
   public func announce(
     user: UserName, modality: Modality, origin: RequestOrigin, at time: WallTime
   ) throws(StateError) -> PromptAnnouncement {
-    try FileSyscalls.ensureDirectory(stateRoot)
-    try FileSyscalls.ensureDirectory(folder)
+    try prepare()
     var random = SystemRandomNumberGenerator()
     for _ in 0..<16 {
       let id = String(String(random.next() as UInt32, radix: 16).leftPadded(to: 8).suffix(8))
@@ -79,6 +88,10 @@ public struct PromptRegistry: Sendable {
 
   /// The prompts waiting now (for `user` only, when given), oldest first; stale ones are removed.
   public func waiting(for user: UserName? = nil) throws(StateError) -> [PromptAnnouncement] {
+    // The listing trusts only what root alone can change: the folders above, the runtime folder and this one.
+    try FileSyscalls.checkTrustedAncestors(of: folder, role: "the runtime folder")
+    guard FileSyscalls.exists(folder) else { return [] }
+    try FileSyscalls.checkTrustedDirectory(folder)
     var found: [PromptAnnouncement] = []
     for id in try FileSyscalls.listDirectory(folder) where PromptAnnouncement.isValidID(id) {
       let path = folder(of: id) + "/prompt"

@@ -1,6 +1,6 @@
 import CSyscalls
 
-/// The simulated sensor: each prompt announces itself in the state folder and reads only the events presented
+/// The simulated sensor: each prompt announces itself in the runtime folder and reads only the events presented
 /// to it (`localauthctl touch`), waking as soon as one arrives (its doorbell rings).
 public final class SpoolSensor: BiometricSensor, @unchecked Sendable {
   /// The modality it reports, or nil for no sensor.
@@ -12,11 +12,11 @@ public final class SpoolSensor: BiometricSensor, @unchecked Sendable {
   private let lock = Mutex()
   private var open: [UserName: (announcement: PromptAnnouncement, doorbell: PromptDoorbell)] = [:]
 
-  /// Creates a sensor of `modality` over the prompts of `stateRoot`; events older than `expiry` seconds are
-  /// dropped.
-  public init(modality: Modality?, stateRoot: String, clock: AuthClock, log: AuthLog, expiry: Double = 30) {
+  /// Creates a sensor of `modality` over the prompts of `runtimeRoot` (Options.runtimeRoot); events older than
+  /// `expiry` seconds are dropped.
+  public init(modality: Modality?, runtimeRoot: String, clock: AuthClock, log: AuthLog, expiry: Double = 30) {
     self.modality = modality
-    self.registry = PromptRegistry(stateRoot: stateRoot)
+    self.registry = PromptRegistry(root: runtimeRoot)
     self.clock = clock
     self.log = log
     self.expiry = expiry

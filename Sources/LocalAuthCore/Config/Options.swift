@@ -15,6 +15,8 @@ public struct Options: Equatable, Sendable {
   public var feature: String?
   /// The state folder.
   public var stateDirectory: String = FileStateStore.defaultRoot
+  /// The runtime folder for waiting prompts (`runtime_dir=`); nil derives it (`runtimeRoot`).
+  public var runtimeDirectory: String?
   /// The simulated sensor's modality, or nil for no sensor.
   public var sensor: Modality? = .touchID
   /// A real reader through fprintd instead of the simulated sensor (`sensor=fprintd`).
@@ -34,6 +36,14 @@ public struct Options: Equatable, Sendable {
 
   /// Where `make install` puts localauth-helper.
   public static let defaultHelperPath = "/usr/sbin/localauth-helper"
+  /// The runtime folder beside the default state folder: tmpfs, emptied at boot, like /run/sudo and /run/faillock.
+  public static let defaultRuntimeRoot = "/run/localauth"
+
+  /// Where waiting prompts live: `runtime_dir=` when given; else /run/localauth beside the default state folder,
+  /// and the state folder itself when `state_dir=` moved it (tests, chroots), so one setting moves both.
+  public var runtimeRoot: String {
+    runtimeDirectory ?? (stateDirectory == FileStateStore.defaultRoot ? Self.defaultRuntimeRoot : stateDirectory)
+  }
   /// The keychain and login-secret options (KeychainOptions.swift).
   public var keychain = KeychainOptions()
   /// The TPM that seals new keychain device keys (`tpm=`, a tpm2-tss TCTI); nil for none (`tpm=none`).
@@ -257,6 +267,11 @@ public enum OptionParser {
     OptionSpec(key: "state_dir", takesValue: true, expected: "an absolute path") {
       guard $1.hasPrefix("/"), $1.utf8.count < 512 else { return false }
       $0.stateDirectory = $1
+      return true
+    },
+    OptionSpec(key: "runtime_dir", takesValue: true, expected: "an absolute path") {
+      guard $1.hasPrefix("/"), $1.utf8.count < 512 else { return false }
+      $0.runtimeDirectory = $1
       return true
     },
     OptionSpec(key: "helper", takesValue: true, expected: "an absolute path") {

@@ -16,8 +16,9 @@ extension FileSyscalls {
   /// checked already and only root could have made it; the walk then goes on through the folders it names,
   /// checked the same way, so the folders the kernel will really pass through are the ones checked. A missing
   /// folder ends the walk: the open or mkdir that follows reports it. A relative path starts at the working
-  /// folder (getcwd gives its physical path).
-  public static func checkTrustedAncestors(of path: String) throws(StateError) {
+  /// folder (getcwd gives its physical path). `role` names the checked folder in the refusal ("the state folder",
+  /// "the runtime folder").
+  public static func checkTrustedAncestors(of path: String, role: String = "the state folder") throws(StateError) {
     var start = path
     if !path.hasPrefix("/") {
       var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
@@ -31,7 +32,7 @@ extension FileSyscalls {
     var pending = ArraySlice(components(start).dropLast())
     var current = ""  // the folder reached so far, with no link in it; "" is /
     var links = 0
-    try checkAncestor("/")
+    try checkAncestor("/", role: role)
     while let name = pending.popFirst() {
       if name == "." { continue }
       if name == ".." {
@@ -48,43 +49,43 @@ extension FileSyscalls {
       if st.kind == .symbolicLink {
         guard st.st_uid == trustedOwner else {
           throw .insecure(
-            path: next, reason: "it is above the state folder and is a symbolic link owned by uid \(st.st_uid), not root")
+            path: next, reason: "it is above \(role) and is a symbolic link owned by uid \(st.st_uid), not root")
         }
         links += 1
         guard links <= maximumAncestorLinks, let target = linkTarget(next) else {
           throw .insecure(
-            path: next, reason: "it is above the state folder and leads through too many or unreadable symbolic links")
+            path: next, reason: "it is above \(role) and leads through too many or unreadable symbolic links")
         }
         if target.hasPrefix("/") { current = "" }
         pending = ArraySlice(components(target) + pending)
         continue
       }
       guard st.kind == .directory else {
-        throw .insecure(path: next, reason: "it is above the state folder and is not a directory")
+        throw .insecure(path: next, reason: "it is above \(role) and is not a directory")
       }
-      try checkAncestor(st, path: next)
+      try checkAncestor(st, path: next, role: role)
       current = next
     }
   }
 
   /// Checks the root folder itself.
-  private static func checkAncestor(_ path: String) throws(StateError) {
+  private static func checkAncestor(_ path: String, role: String) throws(StateError) {
     var st = stat()
     guard lstat(path, &st) == 0 else { throw .io(path: path, operation: "stat", errno: currentErrno) }
-    try checkAncestor(st, path: path)
+    try checkAncestor(st, path: path, role: role)
   }
 
   /// Root's, and not writable by group or others unless sticky.
-  private static func checkAncestor(_ st: stat, path: String) throws(StateError) {
+  private static func checkAncestor(_ st: stat, path: String, role: String) throws(StateError) {
     guard st.st_uid == trustedOwner else {
-      throw .insecure(path: path, reason: "it is above the state folder and owned by uid \(st.st_uid), not root")
+      throw .insecure(path: path, reason: "it is above \(role) and owned by uid \(st.st_uid), not root")
     }
     let mode = st.st_mode & 0o7777
     let sticky: mode_t = 0o1000  // S_ISVTX
     guard mode & 0o022 == 0 || mode & sticky != 0 else {
       throw .insecure(
         path: path,
-        reason: "it is above the state folder and writable by group or others without the sticky bit "
+        reason: "it is above \(role) and writable by group or others without the sticky bit "
           + "(mode \(String(mode, radix: 8)))")
     }
   }

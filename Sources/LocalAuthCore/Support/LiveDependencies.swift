@@ -3,8 +3,8 @@ import CSyscalls
 /// The one place where the live side effects are built from the effective options: the module, localauthctl and
 /// LocalAuthentication's system context all go through here.
 extension Dependencies {
-  /// The system clock, the state folder of `options` and its keychain, the configured sensor (the simulated one, fprintd,
-  /// or none), and the caller's own prompter and log.
+  /// The system clock, the state folder of `options` and its keychain, the configured sensor (the simulated one,
+  /// its prompts in the runtime folder; fprintd; or none), and the caller's own prompter and log.
   public static func live(_ options: Options, prompter: AuthPrompter, log: AuthLog) -> Dependencies {
     let clock = SystemClock()
     let sensor: BiometricSensor =
@@ -12,7 +12,7 @@ extension Dependencies {
         FprintdSensor(printsFolder: options.fprintDirectory, log: log)
       } else if let modality = options.sensor {
         SpoolSensor(
-          modality: modality, stateRoot: options.stateDirectory, clock: clock, log: log, expiry: options.eventExpiry)
+          modality: modality, runtimeRoot: options.runtimeRoot, clock: clock, log: log, expiry: options.eventExpiry)
       } else {
         AbsentSensor()
       }
