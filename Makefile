@@ -49,7 +49,7 @@ TEST_PACKAGES  := pamtester libpam-wrapper openssh-server openssh-client python3
                   swtpm libtss2-esys-3.0.2-0 libtss2-mu0 libtss2-tctildr0 libtss2-tcti-swtpm0 libtss2-tcti-device0 \
                   gnome-keyring libpam-gnome-keyring
 
-.PHONY: all deps build-prereqs module helper tools check-load test figures reliability-heavy test-extra fuzz-short demo bench install uninstall check-install clean
+.PHONY: all deps build-prereqs module helper tools check-load test figures reliability-heavy test-extra fuzz-short demo bench touch-latency install uninstall check-install clean
 
 all: module helper tools
 
@@ -69,7 +69,7 @@ build-prereqs:
 	@command -v strip >/dev/null || { echo "binutils is missing: run make deps (as root), or install it"; exit 1; }
 
 # Goals that install their packages do so before the check above, also under make -j.
-ifneq ($(filter deps test demo check-pam reliability-heavy asan valgrind bench,$(MAKECMDGOALS)),)
+ifneq ($(filter deps test demo check-pam reliability-heavy asan valgrind bench touch-latency,$(MAKECMDGOALS)),)
 build-prereqs: | deps
 endif
 
@@ -306,6 +306,14 @@ bench: deps module tools $(BUILD)/bench_floor.so
 	cp .build/release/localauth-bench $(BENCH)
 	BENCH_QUICK=$(BENCH_QUICK) $(BENCH) --build $(BUILD) --json $(BUILD)/bench.json $(if $(BENCH_QUICK),,--doc docs/PERFORMANCE.md) \
 	  --source "$(BENCH_SOURCE)"
+
+# Touch to success against another build, the touch made once its prompt shows (scripts/touch-latency.py):
+# make touch-latency REFERENCE=/path/to/other/checkout/build [ROUNDS=30]. Writes build/touch-latency.md.
+ROUNDS ?= 30
+touch-latency: deps module tools
+	@[ -n "$(REFERENCE)" ] || { echo "touch-latency: name the other build's folder with REFERENCE=DIR (make module tools there)"; exit 1; }
+	python3 scripts/touch-latency.py --build $(BUILD) --reference $(REFERENCE) --rounds $(ROUNDS) \
+	  --label "$$(git rev-parse --short HEAD)" --reference-label "$$(git -C $(REFERENCE)/.. rev-parse --short HEAD 2>/dev/null || echo reference)"
 
 # ---- Install ---------------------------------------------------------------------------------------
 # The module goes to the system's PAM folder and the profile to /usr/share/pam-configs whatever PREFIX says:
