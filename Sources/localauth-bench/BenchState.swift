@@ -4,7 +4,7 @@ import LocalAuthCore
 import Glibc
 #endif
 
-/// One state folder for the bench user: enrolled items, a passcode, and in-process touches on its queue.
+/// One state folder for the bench user: enrolled items, a passcode, and in-process touches for its prompts.
 final class BenchState {
   /// The folder (root-owned, 0700).
   let root: String

@@ -1,12 +1,12 @@
 /// Item 4: one process running pam_start/pam_authenticate/pam_end cycles, ours against pam_permit.so, in
 /// alternating blocks; resident memory before and after.
 ///
-/// Queuing 100,000 touches would measure the queue's fsyncs, not the module, so the 100,000-cycle loop runs
+/// 100,000 touches would measure the record's fsyncs, not the module, so the 100,000-cycle loop runs
 /// the biometric path inside the reuse window (reuse_duration=300): every cycle parses the options, loads
 /// and decodes the user's record, checks the boot, domain state and lockout, and honours the recent match
 /// without waiting for the sensor, as a screen locker unlocking twice within five minutes does. A second,
-/// smaller loop queues a real touch (in-process, not timed) before every cycle: the full path with the
-/// matcher and the durable state write.
+/// smaller loop presents a real touch to every cycle's prompt from another thread once it waits (timed): the
+/// full path with the announcement, the matcher and the durable state write.
 struct LoopBench {
   let paths: BenchPaths
   let user: BenchUser

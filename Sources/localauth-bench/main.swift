@@ -103,14 +103,17 @@ enum Bench {
         + "`auth required` line (the module by absolute path with state_dir= and an empty conf=, or pam_permit.so / pam_unix.so).",
       "The timing harness is the benchmark's own (posix_spawn to wait4 on the monotonic clock, output to a log file) rather than "
         + "hyperfine, because hyperfine runs each command's repetitions in one batch and cannot alternate commands run by run.",
-      "Item 1 queues one good touch (`build/localauthctl touch labench5 right-index --quality 0.9`, not timed) before each pair; "
-        + "the state had one passcode authentication in this boot first, so the reboot rule does not force the passcode.",
+      "In items 1 and 1c a thread of the benchmark presents one good touch to each run's prompt as soon as it appears, as "
+        + "`localauthctl touch --wait` would (a touch made while no prompt waits goes nowhere), so each run's time includes the "
+        + "announcement, the presenter's wake-up and the doorbell; the state had one passcode authentication in this boot first, "
+        + "so the reboot rule does not force the passcode.",
       "Item 2 gives the benchmark user the same secret as its /etc/shadow password (`chpasswd -c YESCRYPT -s \(cost)`, "
         + "YESCRYPT_COST_FACTOR from /etc/login.defs, default 5) and as its passcode (hash_cost default 5); the module runs with "
         + "sensor=none so the passcode is asked at once, as pam_unix asks the password. The user is removed at the end.",
-      "Item 4a runs the biometric path inside the reuse window (reuse_duration=300) because queuing 100,000 touches would measure "
-        + "the queue's fsyncs: each cycle is a complete pam_start_confdir/pam_authenticate/pam_end that loads and checks the record "
-        + "and honours a match made minutes earlier, without a sensor wait. Item 4b queues a real touch before every cycle (not timed).",
+      "Item 4a runs the biometric path inside the reuse window (reuse_duration=300) because 100,000 touches would measure "
+        + "the record's fsyncs: each cycle is a complete pam_start_confdir/pam_authenticate/pam_end that loads and checks the record "
+        + "and honours a match made minutes earlier, without a sensor wait. Item 4b presents a real touch "
+        + "to every cycle's prompt from another thread as soon as the prompt waits; the cycle's time includes that hand-over.",
       "State folders live under build/bench-work on the build disk (the module's default /var/lib/localauth would be on the same "
         + "kind of disk), and the waiting prompts on tmpfs (runtime_dir= under /dev/shm, as /run/localauth is once installed), except for 1c and 6e–6h, which put them on tmpfs (/dev/shm) to separate the CPU's work from the disk's: every "
         + "successful match or passcode check writes the user's record with an fsync (and a failure with a second one, of the folder), "
