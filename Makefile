@@ -41,13 +41,14 @@ C_HEADERS      := $(wildcard Sources/CSyscalls/* Sources/CCrypt/* Sources/CDBus/
 # and what the tests and the demo run (pamtester under pam_wrapper; OpenSSH for the remote-session tests; python3,
 # login and sudo for the pseudo-terminal tests of login(1), su(1) and sudo(8), which a minimal Debian lacks).
 # valgrind and time are installed by `make valgrind` and `make bench` when they run. The keychain tests need swtpm and
-# tpm2-tss's libraries, gnome-keyring and libpam-gnome-keyring (whose package, as on any Debian desktop, enables
-# Debian's optional pam_gnome_keyring password line in common-password through pam-auth-update).
+# tpm2-tss's libraries; the keyring tests need gnome-keyring, secret-tool (libsecret-tools) and libpam-gnome-keyring
+# (whose package, as on any Debian desktop, enables Debian's optional pam_gnome_keyring password line in
+# common-password through pam-auth-update).
 BUILD_PACKAGES := libpam0g-dev libcrypt-dev pkg-config binutils
 TEST_PACKAGES  := pamtester libpam-wrapper openssh-server openssh-client python3 login sudo vlock tmux \
                   fprintd libfprint-2-2 python3-dbusmock libpam-fprintd dbus libglib2.0-bin \
                   swtpm libtss2-esys-3.0.2-0 libtss2-mu0 libtss2-tctildr0 libtss2-tcti-swtpm0 libtss2-tcti-device0 \
-                  gnome-keyring libpam-gnome-keyring
+                  gnome-keyring libpam-gnome-keyring libsecret-tools
 
 .PHONY: all deps build-prereqs module helper tools check-load test figures reliability-heavy test-extra fuzz-short demo bench touch-latency install uninstall check-install clean
 

@@ -46,10 +46,15 @@ enum HelperCommand {
   }
 
   /// Loops FileStateStore.update, incrementing counters that must always agree, and prints each committed value.
+  ///
+  /// Between two updates the writer rests up to 0.5 ms, as separate PAM calls do: the lock's bounded wait polls
+  /// (FileSyscalls.waitForLock), so a writer that took the lock again at once would starve the other writer of the
+  /// same user past the wait on a loaded machine, and the test would measure that instead of crash safety.
   static func writer(root: String, user: UserName, count: Int) throws {
     let store = FileStateStore(root: root)
     var done = 0
     while count == 0 || done < count {
+      if done > 0 { usleep(UInt32.random(in: 50...500)) }
       let value = try store.update(user) { record -> Int in
         let next = record.enrollmentGeneration + 1
         record.enrollmentGeneration = next
