@@ -127,7 +127,7 @@ struct FaultInjectionTests {
     let tail = Array(trace.calls.drop(while: { $0 != "lock /locks/alice" }))
     #expect(
       tail == [
-        "lock /locks/alice", "open /users/alice", "stat /users/alice", "read /users/alice", "read /users/alice",
+        "lock /locks/alice", "open /users/alice", "stat /users/alice", "read /users/alice",
         "open /users/.alice.tmp", "write /users/.alice.tmp", "fsync /users/.alice.tmp", "rename /users/alice",
         "open /users", "fsync /users",
       ], "\(trace.calls)")

@@ -11,11 +11,14 @@ public final class FileStateStore: StateStore {
   /// Creates a store over `root` (default /var/lib/localauth).
   public init(root: String = FileStateStore.defaultRoot) { self.root = root }
 
-  /// The last record this store decoded, with the exact bytes it came from. Every read still reads the file
-  /// (under the lock in `update`); only when the bytes are identical is decoding them again skipped, so a
-  /// successful authentication (lock-free load, then the locked read-modify-write) decodes the record once.
-  private var lastDecoded: (path: String, bytes: [UInt8], record: UserRecord)?
-  private let lastDecodedLock = Mutex()
+  /// The last record decoded in this process, with the exact bytes it came from. Every read still reads and
+  /// checks the file (under the lock in `update`); only when the bytes are identical, compared in full, is
+  /// decoding them again skipped: decoding is a function of the bytes alone, so the result is the same. A
+  /// successful authentication (lock-free load, then the locked read-modify-write) decodes the record once, and a
+  /// display manager or login loop that authenticates again with an unchanged record decodes it not at all.
+  /// It holds one record (what the file holds, readable by root only), in processes that run as root.
+  nonisolated(unsafe) private static var lastDecoded: (path: String, bytes: [UInt8], record: UserRecord)?
+  private static let lastDecodedLock = Mutex()
 
   /// The default state folder.
   public static let defaultRoot = "/var/lib/localauth"
@@ -82,9 +85,11 @@ public final class FileStateStore: StateStore {
   private func read(_ user: UserName) throws(StateError) -> UserRecord? {
     let path = recordPath(user)
     guard let bytes = try FileSyscalls.readTrustedFile(path, limit: StateCodec.maximumSize) else { return nil }
-    if let last = lastDecodedLock.withLock({ lastDecoded }), last.path == path, last.bytes == bytes { return last.record }
+    if let last = Self.lastDecodedLock.withLock({ Self.lastDecoded }), last.path == path, last.bytes == bytes {
+      return last.record
+    }
     let record = try StateCodec.decode(bytes, path: path)
-    lastDecodedLock.withLock { lastDecoded = (path, bytes, record) }
+    Self.lastDecodedLock.withLock { Self.lastDecoded = (path, bytes, record) }
     return record
   }
 

@@ -149,7 +149,7 @@ public enum StateCodec {
           throw fail("bad template")
         }
         let name = String(parts[2])
-        let groups = 1 + parts[3].utf8.reduce(0) { $1 == UInt8(ascii: ",") ? $0 + 1 : $0 }
+        let groups = 1 + parts[3].count(ofByte: UInt8(ascii: ","))
         guard groups == MatcherCalibration.dimension else { throw fail("bad template length") }
         guard let features = FloatVectorText.decode(parts[3], dimension: MatcherCalibration.dimension) else {
           throw fail("bad template value")
