@@ -117,7 +117,8 @@ struct LockHostageUnitTests {
   }
 
   /// Starts the localauth-fuzz passcode helper (one deviceOwnerAuthentication with `wrong`) and waits until its
-  /// attempt shows up as charged; returns the child and the seconds that took after the start.
+  /// attempt shows up as charged and the lock is free again; returns the child and the seconds the charge took to
+  /// show after the start.
   static func startCheck(_ folder: TemporaryFolder, _ world: (store: FileStateStore, user: UserName, hashSeconds: Double))
     throws -> (child: ChildProcess, chargedAfter: Double?)
   {
@@ -127,7 +128,16 @@ struct LockHostageUnitTests {
     let started = monotonicSeconds()
     gate.open()
     while monotonicSeconds() - started < world.hashSeconds * 3 + 5 {
-      if (try world.store.load(world.user))?.passcodeFailures == 1 { return (child, monotonicSeconds() - started) }
+      if (try world.store.load(world.user))?.passcodeFailures == 1 {
+        let charged = monotonicSeconds() - started
+        // The charge is visible from its rename on, but the writer still holds the lock while it flushes the
+        // folder: wait for the release, so that what is stopped or killed next is the hash, not that flush
+        // (on a loaded machine a stop could otherwise land in the few milliseconds between the two).
+        let lockPath = folder.state + "/locks/" + world.user.value
+        let deadline = monotonicSeconds() + 2
+        while !LockScopeTests.lockIsFree(lockPath) && monotonicSeconds() < deadline { usleep(1_000) }
+        return (child, charged)
+      }
       if processState(child.pid) == "Z" { break }
       usleep(5_000)
     }
