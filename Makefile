@@ -150,7 +150,7 @@ TEST_ENV := LOCALAUTH_MODULE=$(CURDIR)/$(MODULE) LOCALAUTH_CTL=$(CURDIR)/$(CTL) 
 test: SHELL := /bin/bash -o pipefail
 test: deps module helper tools check-load
 	@mkdir -p $(BUILD) && rm -f $(BUILD)/reliability.md
-	$(TEST_ENV) $(SWIFT) test 2>&1 | tee $(BUILD)/swift-test.log
+	$(TEST_ENV) scripts/login-session.sh $(SWIFT) test 2>&1 | tee $(BUILD)/swift-test.log
 	$(MAKE) --no-print-directory test-extra 2>&1 | tee $(BUILD)/test-extra.log
 	@grep -h '^RELIABILITY:' $(BUILD)/swift-test.log $(BUILD)/test-extra.log | sort \
 	  | scripts/doc-section.sh --render "make test" > $(BUILD)/reliability.md.new && mv $(BUILD)/reliability.md.new $(BUILD)/reliability.md
@@ -183,7 +183,7 @@ test-extra: fuzz-short check-install
 # The real-PAM tests alone (they also run in `make test`): every return-code row through PAMHarness under
 # pam_start_confdir and pamtester under pam_wrapper, chauthtok, sessions, not-root, dlopen and exports, cycles.
 check-pam: deps module helper tools
-	$(TEST_ENV) $(SWIFT) test --filter IntegrationTests
+	$(TEST_ENV) scripts/login-session.sh $(SWIFT) test --filter IntegrationTests
 
 # 100,000 pam_start/pam_authenticate/pam_end cycles in one process (feature= mode, user root, private state):
 # prints resident memory after warm-up, midway and at the end, and the time per cycle.
@@ -237,7 +237,7 @@ fuzz-short: fuzz-build
 # and driven through $(VALGRIND_CYCLES) real pam_start/pam_authenticate/pam_end cycles with the ASan runtime preloaded.
 ASAN_RUNTIME = $(shell ls $$(dirname $$(readlink -f $$(which swift)))/../lib/clang/*/lib/linux/libclang_rt.asan-x86_64.so 2>/dev/null | head -1)
 asan: deps module tools
-	$(TEST_ENV) $(SWIFT) test --sanitize=address --scratch-path .build-asan \
+	$(TEST_ENV) scripts/login-session.sh $(SWIFT) test --sanitize=address --scratch-path .build-asan \
 	  --filter 'LocalAuthCoreTests|PAMLocalAuthTests|ReliabilityTests|IntegrationTests' 2>&1 | tee $(BUILD)/asan-tests.log | tail -5
 	@! grep -q "ERROR: AddressSanitizer" $(BUILD)/asan-tests.log
 	@grep -Eq "Test run with [0-9]+ tests? .*passed" $(BUILD)/asan-tests.log

@@ -67,7 +67,9 @@ public struct LAContextConfiguration: @unchecked Sendable {
       throw SetupError.configuration("\(error)")
     }
     let environment = ProcessInfo.processInfo.environment
-    let remote = RemoteSession.detectCurrent(tty: terminalName(), environment: { environment[$0] }).isRemote
+    let remote = RemoteSession.detectCurrent(
+      tty: terminalName(), environment: { environment[$0] }, runtimeRoot: options.runtimeRoot
+    ).isRemote
     return LAContextConfiguration(
       dependencies: .live(options, prompter: prompter, log: NullLog()),
       settings: options.evaluation, user: user, remote: remote,

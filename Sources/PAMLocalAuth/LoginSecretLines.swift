@@ -61,7 +61,7 @@ enum LoginSecretLines {
       log.log(.info, "The login secret of user \(user) was not released: the success came from the reuse window.")
       return
     }
-    let session = authentication.remoteSession()
+    let session = authentication.remoteSession(runtimeRoot: context.options.runtimeRoot)
     if session.isRemote {
       log.log(.info, "The login secret of user \(user) was not released: remote session (\(session.reason)).")
       return

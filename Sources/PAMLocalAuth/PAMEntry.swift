@@ -84,8 +84,7 @@ enum PAMEntry {
     switch operation {
     case .setCredentials: .credentialsUnchanged
     case .accountManagement: .accountNotManaged
-    case .openSession: .sessionOpened
-    case .authenticate, .closeSession, .changeAuthToken: nil
+    case .authenticate, .openSession, .closeSession, .changeAuthToken: nil
     }
   }
 
@@ -96,7 +95,7 @@ enum PAMEntry {
     case .changeAuthToken: try ChangeAuthToken.run(context)
     case .setCredentials: PAMResult.code(for: .credentialsUnchanged)
     case .accountManagement: PAMResult.code(for: .accountNotManaged)
-    case .openSession: PAMResult.code(for: .sessionOpened)
+    case .openSession: Sessions.open(context)
     }
   }
 }

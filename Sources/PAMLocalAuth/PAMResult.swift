@@ -29,8 +29,10 @@ enum ModuleOutcome: Equatable, CaseIterable {
   case credentialsUnchanged
   /// pam_sm_acct_mgmt: the module manages no accounts.
   case accountNotManaged
-  /// pam_sm_open_session: nothing to do.
+  /// pam_sm_open_session: the login session was recorded, or there was nothing to record.
   case sessionOpened
+  /// pam_sm_open_session: the login session this process opened could not be recorded in the ledger.
+  case sessionNotRecorded
   /// pam_sm_close_session: the user's reuse window ended.
   case sessionClosed
   /// pam_sm_close_session for a user without a state record or not known to the system.
@@ -92,6 +94,7 @@ enum PAMResult {
     switch outcome {
     case .featureNotEnabled, .accountNotManaged, .nothingToClose: return PAM_IGNORE
     case .doesNotApply: return PAM_AUTHINFO_UNAVAIL
+    case .sessionNotRecorded: return PAM_SESSION_ERR
     case .credentialsUnchanged, .sessionOpened, .sessionClosed, .readyToChange, .passcodeChanged: return PAM_SUCCESS
     }
   }

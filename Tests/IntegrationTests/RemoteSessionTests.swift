@@ -111,9 +111,14 @@ extension RemoteSessionTests {
     var sshdLog: String { folder + "/sshd.log" }
     /// The command the remote and local sudo runs: prints the root marker (SudoTests.command).
     var markerScript: String { folder + "/marker.sh" }
+    /// The module's configuration (the passcode-first rules off).
+    var conf: String { folder + "/localauth.conf" }
+    /// A folder the SSH user may write (the escapes' typescripts).
+    var output: String { folder + "/out" }
     var sudoCommand: String { "\(RemoteSessionTests.clearSSH) /usr/bin/sudo -k /bin/sh \(markerScript)" }
     var suCommand: String { "\(RemoteSessionTests.clearSSH) /usr/bin/su \(RemoteSessionTests.targetName) -c '/bin/sh \(markerScript)'" }
     var driver: String { LoginSuEnvironment.repositoryRoot.appendingPathComponent("scripts/e2e-ptydrive.py").path }
+    var reaper: String { LoginSuEnvironment.repositoryRoot.appendingPathComponent("scripts/subreaper.py").path }
     private(set) var uid: uid_t = 0
     private(set) var gid: gid_t = 0
     private(set) var targetUID: uid_t = 0
@@ -138,7 +143,6 @@ extension RemoteSessionTests {
         try write(RemoteSessionTests.dropIn, to: sudoers + "/localauth-e2e-ssh", mode: 0o440)
         try write(SudoTests.command + "\n", to: markerScript, mode: 0o755)
         // Biometry is offered at once on a local session (restart, enrollment and age rules off).
-        let conf = folder + "/localauth.conf"
         let rules = ["passcode_after_reboot = no", "passcode_after_enrollment_change = no", "idle_limit = 0", "passcode_max_age = 0"]
         try write(rules.map { $0 + "\n" }.joined(), to: conf, mode: 0o600)
         let extra = reuse > 0 ? " reuse_duration=\(reuse)" : ""
@@ -148,6 +152,11 @@ extension RemoteSessionTests {
         try write(su.replacingOccurrences(of: " timeout=5", with: " timeout=5" + extra), to: folder + "/su", mode: 0o644)
         (uid, gid) = try addUser(RemoteSessionTests.userName)
         (targetUID, _) = try addUser(RemoteSessionTests.targetName)
+        try manager.createDirectory(atPath: output, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        guard chown(output, uid, gid) == 0 else { throw LoginSuTests.SetupError.command("chown \(output)", errno, "") }
+        try write(Self.sessionStack(module: LoginSuEnvironment.module, state: state, conf: conf), to: folder + "/sshd-pam", mode: 0o644)
+        let login = try LoginSuTests.Fixture.stack(for: .login, variant: .passcodeFallback, state: state, conf: conf)
+        try write(login.replacingOccurrences(of: " timeout=5", with: " timeout=5" + extra), to: folder + "/login", mode: 0o644)
         for user in [RemoteSessionTests.userName, RemoteSessionTests.targetName] {
           try ctl(["enroll", user, "right-index"])
           try ctl(["passcode", "set", user], input: RemoteSessionTests.passcode + "\n")
@@ -180,10 +189,18 @@ extension RemoteSessionTests {
       return LoginSuTests.DriveResult(try LoginSuTests.Command.run("/usr/bin/unshare", arguments).output)
     }
 
-    /// Stops sshd (by its pid, waiting a bounded time), removes the users, sudo's records and the folder.
+    /// Ends what the escapes left running (script, tmux, a waiting sudo: processes whose real or effective uid is
+    /// a test user), stops sshd (by its pid, waiting a bounded time), removes the users, sudo's records and the folder.
     func tearDown() {
+      for user in createdUsers {
+        for selector in ["-U", "-u"] { _ = try? LoginSuTests.Command.run("/usr/bin/pkill", ["-KILL", selector, user]) }
+      }
       if let sshd {
-        Self.waitForSessions(of: sshd, seconds: 5)
+        // sshd runs under scripts/subreaper.py (which reaps what the escapes leave); its own pid is in its pid file.
+        let listener = (try? String(contentsOfFile: folder + "/sshd.pid", encoding: .utf8)).flatMap {
+          pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        Self.waitForSessions(of: listener ?? sshd, seconds: 5)
         kill(sshd, SIGTERM)
         if !Self.reap(sshd, seconds: 5) {
           kill(sshd, SIGKILL)
@@ -216,9 +233,14 @@ extension RemoteSessionTests {
       try write(config.map { $0 + "\n" }.joined(), to: folder + "/sshd_config", mode: 0o600)
       // sshd's privilege separation folder; systemd's tmpfiles would make it on a booted system.
       try FileManager.default.createDirectory(atPath: "/run/sshd", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
-      let mounts = [(folder + "/sudo", SudoTests.pamFile), (folder + "/su", "/etc/pam.d/su"), (sudoers, SudoTests.sudoersFolder)]
-      let script = mounts.map { "mount --bind '\($0.0)' '\($0.1)'" }.joined(separator: " && ")
-        + " && exec \(RemoteSessionEnvironment.sshd) -D -f '\(folder)/sshd_config' -E '\(sshdLog)'"
+      let mounts = [
+        (folder + "/sudo", SudoTests.pamFile), (folder + "/su", "/etc/pam.d/su"), (sudoers, SudoTests.sudoersFolder),
+        (folder + "/sshd-pam", "/etc/pam.d/sshd"),
+      ]
+      // sshd starts as init starts it, in no login session: pam_loginuid gives each SSH login its own.
+      let script = "echo 4294967295 > /proc/self/loginuid && "
+        + mounts.map { "mount --bind '\($0.0)' '\($0.1)'" }.joined(separator: " && ")
+        + " && exec \(LoginSuEnvironment.python) '\(reaper)' \(RemoteSessionEnvironment.sshd) -D -f '\(folder)/sshd_config' -E '\(sshdLog)'"
       let pid = try Self.spawn(["/usr/bin/unshare", "--mount", "--propagation", "private", "/bin/sh", "-c", script])
       sshd = pid
       let deadline = Date().addingTimeInterval(10)

@@ -14,10 +14,15 @@ struct RemoteSessionTests {
   struct FakeSystem {
     var files: [String: [UInt8]] = [:]
     var folders: Set<String> = []
+    /// The session ledger's entries; nil when there is no ledger.
+    var ledger: [UInt32: SessionLedger.Entry]?
 
-    /// A process `pid` named `name` whose parent is `parent`, as /proc/PID/stat shows it.
-    mutating func process(_ pid: Int32, _ name: String, parent: Int32) {
+    /// A process `pid` named `name` whose parent is `parent`, as /proc/PID/stat and status show it, with its real
+    /// uid and its audit session (nil: unset, as for a process started outside any login).
+    mutating func process(_ pid: Int32, _ name: String, parent: Int32, uid: UInt32 = 0, session: UInt32? = nil) {
       files["/proc/\(pid)/stat"] = Array("\(pid) (\(name)) S \(parent) \(pid) \(pid) 34816 \(pid) 4194560 0 0".utf8)
+      files["/proc/\(pid)/status"] = Array("Name:\t\(name)\nUmask:\t0022\nPPid:\t\(parent)\nUid:\t\(uid)\t0\t0\t0\n".utf8)
+      files["/proc/\(pid)/sessionid"] = Array("\(session ?? UInt32.max)".utf8)
     }
 
     /// The chain `names[0]` (pid 100, the PAM application) ← `names[1]` (pid 101) ← … ← init (pid 1).
@@ -50,9 +55,16 @@ struct RemoteSessionTests {
     var system: RemoteSession.System {
       let files = self.files
       let folders = self.folders
+      let ledger = self.ledger
+      let pids = files.keys.compactMap { path -> Int32? in
+        let parts = path.split(separator: "/")
+        return parts.count == 3 && parts[2] == "stat" ? Int32(parts[1]) : nil
+      }
       return RemoteSession.System(
         read: { path, limit in files[path].flatMap { $0.count <= limit ? $0 : nil } },
-        exists: { folders.contains($0) || files[$0] != nil })
+        exists: { folders.contains($0) || files[$0] != nil },
+        sessionLedger: { session in ledger.map { $0[session].map { .recorded($0) } ?? .unrecorded } ?? .noLedger },
+        processIDs: { pids.sorted() })
     }
   }
 
@@ -82,7 +94,9 @@ struct RemoteSessionTests {
   func consoleIsLocal() {
     let verdict = detect(local, tty: "/dev/tty1")
     #expect(!verdict.isRemote)
-    #expect(verdict.reason == "no remote host, remote logind session, utmp host, network login daemon ancestor or SSH variable")
+    #expect(
+      verdict.reason == "a login session opened at the machine; no remote host, utmp host, remote logind session, "
+        + "network login daemon or SSH variable")
   }
 
   @Test("any non-empty PAM_RHOST is remote, localhost and loopback addresses included", arguments: [
@@ -116,12 +130,16 @@ struct RemoteSessionTests {
   @Test("the ancestry walk is bounded: a parent loop or a chain longer than 64 ends it")
   func boundedAncestry() {
     var loop = FakeSystem()
-    loop.process(100, "sudo", parent: 101)
-    loop.process(101, "bash", parent: 100)
+    loop.process(100, "sudo", parent: 101, session: 7)
+    loop.process(101, "bash", parent: 100, session: 7)
     #expect(!detect(loop).isRemote)
     var long = FakeSystem()
     long.ancestry(Array(repeating: "bash", count: 70) + ["sshd"])
+    long.process(100, "bash", parent: 101, session: 7)
     #expect(!detect(long).isRemote)
+    // Outside a login session the walk must reach init through root's processes: a loop never does.
+    loop.process(100, "sudo", parent: 101)
+    #expect(detect(loop).reason == "process 100 is in no login session (its audit session is unset) and its ancestry is deeper than 64 processes")
     var within = FakeSystem()
     within.ancestry(Array(repeating: "bash", count: 60) + ["sshd"])
     #expect(detect(within).isRemote)
@@ -210,8 +228,10 @@ struct RemoteSessionTests {
 
   @Test("the live system: this test process is found and walked")
   func liveSystem() {
-    #expect(RemoteSession.processStatus(getpid(), .live)?.parent == getppid())
-    let verdict = RemoteSession.detect(RemoteSession.Input(remoteHost: "192.0.2.1", processID: getpid()))
+    let live = RemoteSession.System.live(runtimeRoot: "/nonexistent")
+    #expect(RemoteSession.processStatus(getpid(), live)?.parent == getppid())
+    #expect(RemoteSession.liveProcessIDs().contains(getpid()))
+    let verdict = RemoteSession.detect(RemoteSession.Input(remoteHost: "192.0.2.1", processID: getpid()), system: live)
     #expect(verdict.isRemote)
   }
 }

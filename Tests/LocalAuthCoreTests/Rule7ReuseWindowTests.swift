@@ -30,22 +30,31 @@ struct Rule7ReuseWindowTests {
     #expect(world.prompter.transcript.last?.hasPrefix("info: Place your finger") == true)  // from the first match only
   }
 
-  @Test("Rule 7: the window serves only the requester and terminal it was opened for (sudo's tty tickets)")
+  @Test("Rule 7: the window serves only the requester, login session, terminal session and terminal it was opened for")
   func scopedToRequesterAndTerminal() throws {
     let world = try TestWorld()
     try world.prime()
-    let alice = RequestOrigin(service: "sudo", tty: "/dev/pts/1", requesterUID: 1000, requesterName: world.user.value)
+    let alice = RequestOrigin(
+      service: "sudo", tty: "/dev/pts/1", requesterUID: 1000, requesterName: world.user.value, loginSession: "4",
+      sessionLeader: "812@5000")
     var opened = world.request(.deviceOwnerAuthenticationWithBiometrics)
     opened.origin = alice
     world.present(world.genuine())
     #expect(try world.evaluator.evaluate(opened) == .success(.biometry))
     #expect(try world.record().reuse?.requesterUID == 1000)
-    #expect(try world.record().reuse?.scope == "tty:/dev/pts/1")
-    // bob, on his own terminal, running `su alice -c sudo`: neither his uid nor his terminal match.
+    #expect(try world.record().reuse?.scope == "session=4,leader=812@5000,tty=/dev/pts/1")
+    // bob, on his own terminal, running `su alice -c sudo`: neither his uid nor his terminal match. alice's own
+    // later terminal that got the number pts/1 again (another leader), an SSH login's pts/1 (another login
+    // session), and a request whose leader could not be read do not match either.
+    var unreadable = alice
+    unreadable.reuseAllowed = false
     for other in [
-      RequestOrigin(service: "su", tty: "/dev/pts/2", requesterUID: 1001, requesterName: "bob"),
-      RequestOrigin(service: "sudo", tty: "/dev/pts/2", requesterUID: 1000, requesterName: world.user.value),
-      RequestOrigin(service: "su", tty: "/dev/pts/1", requesterUID: 1001, requesterName: "bob"),
+      RequestOrigin(service: "su", tty: "/dev/pts/2", requesterUID: 1001, requesterName: "bob", loginSession: "4", sessionLeader: "812@5000"),
+      RequestOrigin(service: "sudo", tty: "/dev/pts/2", requesterUID: 1000, requesterName: world.user.value, loginSession: "4", sessionLeader: "812@5000"),
+      RequestOrigin(service: "su", tty: "/dev/pts/1", requesterUID: 1001, requesterName: "bob", loginSession: "4", sessionLeader: "812@5000"),
+      RequestOrigin(service: "sudo", tty: "/dev/pts/1", requesterUID: 1000, requesterName: world.user.value, loginSession: "4", sessionLeader: "813@5100"),
+      RequestOrigin(service: "sudo", tty: "/dev/pts/1", requesterUID: 1000, requesterName: world.user.value, loginSession: "9", sessionLeader: "812@5000"),
+      unreadable,
     ] {
       var request = world.request(.deviceOwnerAuthenticationWithBiometrics, reuse: 300)
       request.origin = other

@@ -104,6 +104,7 @@ struct PAMResultTests {
     let expected: [ModuleOutcome: CInt] = [
       .featureNotEnabled: PAM_IGNORE, .doesNotApply: PAM_AUTHINFO_UNAVAIL, .accountNotManaged: PAM_IGNORE, .nothingToClose: PAM_IGNORE,
       .credentialsUnchanged: PAM_SUCCESS, .sessionOpened: PAM_SUCCESS, .sessionClosed: PAM_SUCCESS,
+      .sessionNotRecorded: PAM_SESSION_ERR,
       .readyToChange: PAM_SUCCESS, .passcodeChanged: PAM_SUCCESS,
     ]
     #expect(Set(expected.keys) == Set(ModuleOutcome.allCases))
@@ -112,11 +113,11 @@ struct PAMResultTests {
     }
   }
 
-  @Test("setcred, acct_mgmt and open_session answer without options or state; the others need them")
+  @Test("setcred and acct_mgmt answer without options or state; the others (open_session records the login session) need them")
   func fixedOutcomes() {
     #expect(PAMEntry.fixedOutcome(.setCredentials) == .credentialsUnchanged)
     #expect(PAMEntry.fixedOutcome(.accountManagement) == .accountNotManaged)
-    #expect(PAMEntry.fixedOutcome(.openSession) == .sessionOpened)
+    #expect(PAMEntry.fixedOutcome(.openSession) == nil)
     #expect(PAMEntry.fixedOutcome(.authenticate) == nil)
     #expect(PAMEntry.fixedOutcome(.closeSession) == nil)
     #expect(PAMEntry.fixedOutcome(.changeAuthToken) == nil)

@@ -157,10 +157,11 @@ public struct PolicyEvaluator {
     else { return nil }
     let window = min(request.reuseDuration, EvaluationRequest.maximumReuseDuration)
     let age = dependencies.clock.now().since(stamp.at)
-    // Scoped like sudo's tty tickets: the same requester, from the same terminal or login session.
+    // Scoped like sudo's tickets: the same requester, login session, terminal session (leader and its start
+    // time) and terminal; a stamp with no scope is never reused.
     guard age >= 0, age <= window, stamp.bootID == dependencies.clock.bootID(),
       stamp.domainState == record.domainState, stamp.requesterUID == request.origin.requesterUID,
-      stamp.scope == request.origin.reuseScope,
+      !stamp.scope.isEmpty, stamp.scope == request.origin.reuseScope,
       !record.isBiometryLockedOut(threshold: settings.lockoutThreshold)
     else { return nil }
     return .success(.reuse)

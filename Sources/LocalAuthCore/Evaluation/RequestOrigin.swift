@@ -19,11 +19,17 @@ public struct RequestOrigin: Equatable, Sendable {
   public var processID: Int32
   /// The kernel's audit session of the asking process (/proc/self/sessionid); empty when not set.
   public var loginSession: String
+  /// The asking process's terminal session (getsid) as "PID@START": the leader's pid and its start time, so
+  /// that a terminal whose number was recycled, or another shell of the same login, is another scope.
+  public var sessionLeader: String
+  /// False when the session leader could not be read: the request then neither opens nor uses a reuse window.
+  public var reuseAllowed: Bool
 
   /// Describes an origin; every text is reduced to a short printable token (`RequestOrigin.token`).
   public init(
     service: String = "unknown", tty: String = "", requesterUID: UInt32 = 0, requesterName: String = "root",
-    remoteHost: String = "", processID: Int32 = 0, loginSession: String = ""
+    remoteHost: String = "", processID: Int32 = 0, loginSession: String = "", sessionLeader: String = "",
+    reuseAllowed: Bool = true
   ) {
     self.service = Self.token(service)
     self.tty = Self.token(tty)
@@ -32,18 +38,23 @@ public struct RequestOrigin: Equatable, Sendable {
     self.remoteHost = Self.token(remoteHost)
     self.processID = processID
     self.loginSession = Self.token(loginSession)
+    self.sessionLeader = Self.token(sessionLeader)
+    self.reuseAllowed = reuseAllowed
   }
 
   /// The calling process as the requester: its real uid and that user's name, its pid (or `processID`: the
-  /// helper names its caller), and its audit session when there is no terminal (the session is the reuse
-  /// window's scope only then; a child inherits it).
+  /// helper names its caller), its audit session and its terminal session's leader. The helper is the caller's
+  /// child, so it reads both from itself: the kernel gave it its caller's.
   public static func current(
     service: String, tty: String = "", remoteHost: String = "", processID: Int32 = getpid()
   ) -> RequestOrigin {
     let uid = getuid()
+    let leader = getsid(0)
+    let start = leader > 0 ? FileSyscalls.processStartTime(leader) : nil
     return RequestOrigin(
       service: service, tty: tty, requesterUID: uid, requesterName: userName(of: uid), remoteHost: remoteHost,
-      processID: processID, loginSession: tty.isEmpty ? auditSession() : "")
+      processID: processID, loginSession: auditSession(), sessionLeader: start.map { "\(leader)@\($0)" } ?? "",
+      reuseAllowed: start != nil)
   }
 
   /// The name of `uid` in the passwd database, or nil when it has none.
@@ -58,12 +69,13 @@ public struct RequestOrigin: Equatable, Sendable {
     return String(cString: name)
   }
 
-  /// The reuse window's scope: the terminal, else the login session, else empty (callers without either
-  /// share a window only with callers of the same uid that have neither).
+  /// The reuse window's scope (with the requester's uid, kept beside it in the stamp): the login session, the
+  /// terminal session's leader and its start time, and the terminal. A recycled terminal number, a new login,
+  /// or another terminal or session of the same user is another scope. Empty when the request may not reuse.
   public var reuseScope: String {
-    if !tty.isEmpty { return "tty:" + tty }
-    if !loginSession.isEmpty { return "session:" + loginSession }
-    return ""
+    guard reuseAllowed else { return "" }
+    func part(_ value: String) -> String { value.isEmpty ? "-" : value }
+    return "session=" + part(loginSession) + ",leader=" + part(sessionLeader) + ",tty=" + part(tty)
   }
 
   /// True when someone other than `user` asks, and it is not root (login, display managers and root's own

@@ -56,7 +56,7 @@ public struct UserAuthentication {
       log.log(.info, "pam_localauth does not apply to this user: \(doesNotApply ?? "the user is unknown").")
       return .doesNotApply(featureNotEnabled: options.feature != nil)
     }
-    let session = remoteSession()
+    let session = remoteSession(runtimeRoot: options.runtimeRoot)
     if session.isRemote { log.log(.debug, "Remote session for user \(user) (\(session.reason)): biometry is not offered.") }
     var request = EvaluationRequest(
       user: user, policy: options.policy, reason: options.reason ?? "authenticate for \(service)",
@@ -67,9 +67,11 @@ public struct UserAuthentication {
     return .evaluated(try evaluator.evaluate(request, loaded: record))
   }
 
-  /// Whether this authentication comes from a remote session (PAM_RHOST, PAM_TTY's utmp record, logind,
-  /// ancestry, and the caller's variables, which can only make it remote).
-  public func remoteSession() -> RemoteSession.Verdict {
-    RemoteSession.detectCurrent(remoteHost: remoteHost, tty: tty, environment: { remoteVariables[$0] })
+  /// Whether this authentication comes from a remote session (PAM_RHOST, PAM_TTY's utmp record, the login
+  /// session and the ledger in `runtimeRoot`, logind, ancestry, and the caller's variables, which can only make
+  /// it remote).
+  public func remoteSession(runtimeRoot: String) -> RemoteSession.Verdict {
+    RemoteSession.detectCurrent(
+      remoteHost: remoteHost, tty: tty, environment: { remoteVariables[$0] }, runtimeRoot: runtimeRoot)
   }
 }

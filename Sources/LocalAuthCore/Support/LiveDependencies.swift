@@ -31,12 +31,50 @@ extension OptionParser {
 
 extension RemoteSession {
   /// Whether the calling process runs in a remote session: PAM_RHOST and PAM_TTY when PAM gives them, the
-  /// variables of `RemoteSession.variables` as `environment` finds them, and this process's session and ancestry.
+  /// variables of `RemoteSession.variables` as `environment` finds them, and this process's login session (with
+  /// the session ledger of `runtimeRoot`), logind session and ancestry.
   public static func detectCurrent(
-    remoteHost: String = "", tty: String, environment: (String) -> String?
+    remoteHost: String = "", tty: String, environment: (String) -> String?, runtimeRoot: String
   ) -> Verdict {
     var found: [String: String] = [:]
     for name in variables { found[name] = environment(name) }
-    return detect(Input(remoteHost: remoteHost, tty: tty, environment: found, processID: getpid()))
+    return detect(
+      Input(remoteHost: remoteHost, tty: tty, environment: found, processID: getpid()),
+      system: .live(runtimeRoot: runtimeRoot))
+  }
+}
+
+extension SessionLedger {
+  /// What pam_sm_open_session did with the ledger.
+  public enum Opening: Equatable, Sendable {
+    /// The process is in no login session, or did not start the one it is in (su and sudo run inside the
+    /// caller's session; only the process that ran pam_loginuid records it).
+    case notOpenedHere
+    /// The session was recorded.
+    case recorded(session: UInt32, entry: Entry, reason: String)
+  }
+
+  /// Records the login session this process has just opened (pam_loginuid ran earlier in the stack): remote when
+  /// the remote detection says so from PAM_RHOST, PAM_TTY's utmp record, a network login daemon in the session,
+  /// logind, the ancestry or the SSH variables; else local. The ledger is in `runtimeRoot` for this boot.
+  public static func recordOpening(
+    remoteHost: String, tty: String, environment: (String) -> String?, runtimeRoot: String
+  ) throws(StateError) -> Opening {
+    let live = RemoteSession.System.live(runtimeRoot: runtimeRoot)
+    guard let session = RemoteSession.auditSession(getpid(), live),
+      RemoteSession.auditSession(getppid(), live) != session
+    else { return .notOpenedHere }
+    // The session's own entry cannot be asked while it is being written: judge it as if there were no ledger.
+    var opening = live
+    opening.sessionLedger = { _ in .noLedger }
+    opening.remembersProcesses = false
+    var found: [String: String] = [:]
+    for name in RemoteSession.variables { found[name] = environment(name) }
+    let verdict = RemoteSession.detect(
+      RemoteSession.Input(remoteHost: remoteHost, tty: tty, environment: found, processID: getpid()), system: opening)
+    let entry: Entry = verdict.isRemote ? .remote : .local
+    let ledger = SessionLedger(root: runtimeRoot, bootID: SystemClock.bootID(readingFrom: SystemClock.bootIDPath))
+    try ledger.record(session, as: entry)
+    return .recorded(session: session, entry: entry, reason: verdict.reason)
   }
 }

@@ -3,10 +3,12 @@ import CSyscalls
 /// Decides whether an authentication comes from a remote (network) login, from facts the caller cannot forge.
 ///
 /// Checked in this order, the first hit giving the reason: a non-empty PAM_RHOST (localhost included: a tunnel is
-/// still a network login); the utmp record of the terminal (a host means a network login); the logind session of
-/// the process, when logind runs (`REMOTE=1` or a `REMOTE_HOST`); an ancestor process that is a network login
-/// daemon (sshd, telnetd, …); and last the SSH_* variables. The environment and PAM_RHOST are set by the caller
-/// or the application, so they may only make a session remote, never local (docs/RULES.md, rule 2).
+/// still a network login); the utmp record of the terminal (a host means a network login); the kernel's login
+/// session of the process (LoginSessionCheck.swift: no session, a session recorded remote or never recorded, a
+/// live network login daemon in it); the logind session of the process, when logind runs (`REMOTE=1` or a
+/// `REMOTE_HOST`); an ancestor process that is a network login daemon (sshd, telnetd, …); and last the SSH_*
+/// variables. The login session is the anchor: it is what a user cannot shed by setsid, script, tmux or nohup.
+/// The environment, PAM_RHOST and the ancestry may only make a session remote, never local (docs/RULES.md, rule 2).
 public enum RemoteSession {
   /// What the caller knows about the request; the rest is read from the system.
   public struct Input: Equatable, Sendable {
@@ -49,42 +51,71 @@ public enum RemoteSession {
     /// True when the path exists.
     public var exists: @Sendable (_ path: String) -> Bool
 
+    /// What the module's session ledger says of an audit session (SessionLedger).
+    public var sessionLedger: @Sendable (_ session: UInt32) -> SessionLedger.Lookup
+    /// Every process id visible in /proc.
+    public var processIDs: @Sendable () -> [Int32]
+
     /// True when what belongs to a process (its logind session and ancestry) may be remembered per process.
     public var remembersProcesses: Bool
+    /// Names the system in the remembered facts (the runtime folder of its ledger).
+    var identity: String
 
-    /// Describes a system.
+    /// Describes a system; by default it has no session ledger and no processes besides those `read` knows.
     public init(
       read: @escaping @Sendable (String, Int) -> [UInt8]?, exists: @escaping @Sendable (String) -> Bool,
-      remembersProcesses: Bool = false
+      sessionLedger: @escaping @Sendable (UInt32) -> SessionLedger.Lookup = { _ in .noLedger },
+      processIDs: @escaping @Sendable () -> [Int32] = { [] }, remembersProcesses: Bool = false
     ) {
       self.read = read
       self.exists = exists
+      self.sessionLedger = sessionLedger
+      self.processIDs = processIDs
       self.remembersProcesses = remembersProcesses
+      self.identity = ""
     }
 
-    /// The running system (files opened without following a final symbolic link).
-    public static let live = System(
-      read: { path, limit in try? readSmallFile(path, limit: limit) },
-      exists: { path in access(path, F_OK) == 0 }, remembersProcesses: true)
+    /// The running system (files opened without following a final symbolic link), with the session ledger of
+    /// the runtime folder `runtimeRoot` (Options.runtimeRoot) for this boot.
+    public static func live(runtimeRoot: String) -> System {
+      let ledger = SessionLedger(root: runtimeRoot, bootID: SystemClock.bootID(readingFrom: SystemClock.bootIDPath))
+      var system = System(
+        read: { path, limit in try? readSmallFile(path, limit: limit) },
+        exists: { path in access(path, F_OK) == 0 }, sessionLedger: { ledger.lookUp($0) },
+        processIDs: { RemoteSession.liveProcessIDs() }, remembersProcesses: true)
+      system.identity = runtimeRoot
+      return system
+    }
   }
 
-  /// The logind and ancestry part of the decision for each process examined, remembered for the process's life.
-  /// A process never gains a logind session or a network-login ancestor (reparenting only moves it under init or
-  /// a subreaper), so a screen locker or display manager that authenticates again need not walk /proc again
-  /// (the walk is most of the module's time on a reuse-window success). Keyed by pid and start time.
+  /// The login-session, logind and ancestry part of the decision for each process examined, remembered for the
+  /// process's life in that login session. A process never gains a logind session or a network-login ancestor
+  /// (reparenting only moves it under init or a subreaper), and a session's ledger entry is written by the
+  /// process that opens it, before anything runs in it, and only ever raised; so a screen locker or display
+  /// manager that authenticates again need not walk /proc again (the walk is most of the module's time on a
+  /// reuse-window success). Keyed by pid, start time, audit session (pam_loginuid may start a new one in the
+  /// same process) and the ledger's folder.
   private static let processFacts = Mutex()
-  nonisolated(unsafe) private static var rememberedFacts: [Int32: (start: UInt64, reason: String?)] = [:]
+  nonisolated(unsafe) private static var rememberedFacts:
+    [Int32: (start: UInt64, session: UInt32?, system: String, reason: String?)] = [:]
 
-  /// The logind or ancestry reason for `pid`, from memory when the system allows it.
+  /// The login-session, logind or ancestry reason for `pid`, from memory when the system allows it.
   static func processReason(_ pid: Int32, _ system: System) -> String? {
-    func compute() -> String? { logindReason(pid, system) ?? ancestryReason(pid, system) }
+    let session = auditSession(pid, system)
+    func compute() -> String? {
+      loginSessionReason(pid, session: session, system) ?? logindReason(pid, system) ?? ancestryReason(pid, system)
+    }
     // This process is always the same process (a forked child has another pid): no start time to read then.
     guard system.remembersProcesses, let start = pid == getpid() ? 0 : FileSyscalls.processStartTime(pid) else {
       return compute()
     }
-    if let known = processFacts.withLock({ rememberedFacts[pid] }), known.start == start { return known.reason }
+    if let known = processFacts.withLock({ rememberedFacts[pid] }), known.start == start, known.session == session,
+      known.system == system.identity
+    {
+      return known.reason
+    }
     let reason = compute()
-    processFacts.withLock { rememberedFacts = [pid: (start, reason)] }
+    processFacts.withLock { rememberedFacts = [pid: (start, session, system.identity, reason)] }
     return reason
   }
 
@@ -103,7 +134,7 @@ public enum RemoteSession {
   public static let utmpPath = "/var/run/utmp"
 
   /// Whether the session of `input` is remote, and why.
-  public static func detect(_ input: Input, system: System = .live) -> Verdict {
+  public static func detect(_ input: Input, system: System) -> Verdict {
     if !input.remoteHost.isEmpty { return Verdict(isRemote: true, reason: "PAM_RHOST is \(printable(input.remoteHost))") }
     if let reason = utmpReason(input.tty, system) { return Verdict(isRemote: true, reason: reason) }
     if let reason = processReason(input.processID, system) { return Verdict(isRemote: true, reason: reason) }
@@ -112,7 +143,8 @@ public enum RemoteSession {
     }
     return Verdict(
       isRemote: false,
-      reason: "no remote host, remote logind session, utmp host, network login daemon ancestor or SSH variable")
+      reason: "a login session opened at the machine; no remote host, utmp host, remote logind session, network "
+        + "login daemon or SSH variable")
   }
 
   // MARK: logind

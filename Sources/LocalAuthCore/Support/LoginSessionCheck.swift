@@ -1,0 +1,89 @@
+import CSyscalls
+
+/// The login-session part of the remote detection (docs/RULES.md, rule 2, "The login session"): what the kernel
+/// and root recorded about the session of the asking process, which nothing the user runs can change.
+///
+/// - A process in no login session (audit session unset) is local only when it and every ancestor up to init
+///   run as root: login(1) under getty and a display manager ask before their session exists. Anything a user
+///   starts outside a login session (`systemd-run --user`, a service of their own) is not local.
+/// - A session recorded remote in the ledger (SessionLedger) is remote, for ever; one recorded local is local as
+///   far as the session goes (the other checks still apply).
+/// - With a ledger for this boot, a session it does not hold was opened without pam_localauth's session line
+///   (before it was installed, or by a stack without it, such as cron's): not local.
+/// - Without a ledger (the session line runs nowhere), a live network login daemon in the session (sshd's
+///   processes carry the session id pam_loginuid gave them) makes it remote. Once that daemon has exited, a
+///   process it left behind can no longer be told apart: docs/INSTALL.md asks for the session line for this.
+extension RemoteSession {
+  /// The audit session id the kernel gave `pid` (/proc/PID/sessionid); nil when unset or unreadable.
+  static func auditSession(_ pid: Int32, _ system: System) -> UInt32? {
+    guard let bytes = system.read("/proc/\(pid)/sessionid", 32),
+      let value = UInt32(String(decoding: bytes, as: UTF8.self).trimmingWhitespace()), value != UInt32.max
+    else { return nil }
+    return value
+  }
+
+  /// Why the login session of `pid` (whose audit session is `session`) is remote or not known to be local; nil
+  /// when the session part allows a local verdict.
+  static func loginSessionReason(_ pid: Int32, session: UInt32?, _ system: System) -> String? {
+    guard let session else {
+      guard let stranger = nonRootProcess(from: pid, system) else { return nil }
+      return "process \(pid) is in no login session (its audit session is unset) and \(stranger)"
+    }
+    switch system.sessionLedger(session) {
+    case .recorded(.remote): return "login session \(session) was opened remotely (recorded when it was opened)"
+    case .recorded(.local): return nil
+    case .unrecorded:
+      return "login session \(session) was not recorded when it was opened (before pam_localauth's session line "
+        + "was installed, or by a stack without it)"
+    case .noLedger: return networkDaemon(in: session, system)
+    }
+  }
+
+  /// "process N (sshd) is in login session S" for the first network login daemon found in the session.
+  static func networkDaemon(in session: UInt32, _ system: System) -> String? {
+    for pid in system.processIDs() where auditSession(pid, system) == session {
+      guard let (name, _) = processStatus(pid, system), networkDaemons.contains(name) else { continue }
+      return "process \(pid) (\(printable(name))) is in login session \(session)"
+    }
+    return nil
+  }
+
+  /// The first of `pid` and its ancestors up to init whose real uid is not root, as a phrase; nil when all are
+  /// root's. A process whose status cannot be read counts as not root's (it may have just exited).
+  static func nonRootProcess(from pid: Int32, _ system: System) -> String? {
+    var current = pid
+    for _ in 0...maximumAncestry {
+      guard let uid = realUID(current, system), let (_, parent) = processStatus(current, system) else {
+        return "the ancestry of process \(current) cannot be read"
+      }
+      if uid != 0 { return current == pid ? "it runs as uid \(uid)" : "its ancestor process \(current) runs as uid \(uid)" }
+      if current == 1 || parent < 1 || parent == current { return nil }
+      current = parent
+    }
+    return "its ancestry is deeper than \(maximumAncestry) processes"
+  }
+
+  /// The real uid of `pid`, from the "Uid:" line of /proc/PID/status (real, effective, saved, filesystem).
+  static func realUID(_ pid: Int32, _ system: System) -> UInt32? {
+    guard let bytes = system.read("/proc/\(pid)/status", 16384) else { return nil }
+    for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") where line.hasPrefix("Uid:") {
+      let fields = line.dropFirst(4).split(whereSeparator: { $0 == "\t" || $0 == " " })
+      return fields.first.flatMap { UInt32(String($0)) }
+    }
+    return nil
+  }
+
+  /// The numeric entries of /proc: every visible process.
+  static func liveProcessIDs() -> [Int32] {
+    guard let directory = opendir("/proc") else { return [] }
+    defer { closedir(directory) }
+    var pids: [Int32] = []
+    while let entry = readdir(directory) {
+      let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+        String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+      }
+      if let pid = Int32(name), pid > 0 { pids.append(pid) }
+    }
+    return pids
+  }
+}
