@@ -55,12 +55,21 @@ struct LoginSessionTests {
     #expect(detect(fake).reason == "ancestor process 102 is sshd")
   }
 
-  @Test("without a ledger, a live sshd in the session makes it remote although it is no ancestor")
-  func liveDaemonInSession() {
+  @Test("without a ledger, a utmp login from a remote host whose sshd is in the session makes it remote")
+  func utmpLoginInSession() {
     var fake = detached()
-    fake.process(500, "sshd", parent: 1, uid: 0, session: 12)
-    #expect(detect(fake).reason == "process 500 (sshd) is in login session 12")
-    fake.process(500, "sshd", parent: 1, uid: 0, session: 99)
+    fake.process(500, "sshd", parent: 1, uid: 1000, session: 12)
+    fake.utmp([(Int32(USER_PROCESS), "pts/4", "192.0.2.10")], pid: 500)
+    #expect(detect(fake).reason == "utmp records a login from 192.0.2.10 in login session 12 (pid 500)")
+    // Another session's login, an X display or a dead record is no sign.
+    fake.process(500, "sshd", parent: 1, uid: 1000, session: 99)
+    #expect(!detect(fake).isRemote)
+    fake.process(500, "sshd", parent: 1, uid: 1000, session: 12)
+    fake.utmp([(Int32(USER_PROCESS), "pts/4", ":0"), (Int32(DEAD_PROCESS), "pts/5", "192.0.2.10")], pid: 500)
+    #expect(!detect(fake).isRemote)
+    // With a ledger, the ledger decides: a recorded local session is not searched.
+    fake.utmp([(Int32(USER_PROCESS), "pts/4", "192.0.2.10")], pid: 500)
+    fake.ledger = [12: .local]
     #expect(!detect(fake).isRemote)
   }
 

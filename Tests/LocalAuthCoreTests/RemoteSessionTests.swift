@@ -48,31 +48,28 @@ struct RemoteSessionTests {
     }
 
     /// The utmp file holding `records` (type, line, host), in glibc's own layout.
-    mutating func utmp(_ records: [(Int32, String, String)]) {
-      files[RemoteSession.utmpPath] = records.flatMap { RemoteSessionTests.utmpRecord(type: $0.0, line: $0.1, host: $0.2) }
+    mutating func utmp(_ records: [(Int32, String, String)], pid: Int32 = 4242) {
+      files[RemoteSession.utmpPath] = records.flatMap {
+        RemoteSessionTests.utmpRecord(type: $0.0, line: $0.1, host: $0.2, pid: pid)
+      }
     }
 
     var system: RemoteSession.System {
       let files = self.files
       let folders = self.folders
       let ledger = self.ledger
-      let pids = files.keys.compactMap { path -> Int32? in
-        let parts = path.split(separator: "/")
-        return parts.count == 3 && parts[2] == "stat" ? Int32(parts[1]) : nil
-      }
       return RemoteSession.System(
         read: { path, limit in files[path].flatMap { $0.count <= limit ? $0 : nil } },
         exists: { folders.contains($0) || files[$0] != nil },
-        sessionLedger: { session in ledger.map { $0[session].map { .recorded($0) } ?? .unrecorded } ?? .noLedger },
-        processIDs: { pids.sorted() })
+        sessionLedger: { session in ledger.map { $0[session].map { .recorded($0) } ?? .unrecorded } ?? .noLedger })
     }
   }
 
   /// One `struct utmp` as bytes, laid out by glibc's own struct (offsets from MemoryLayout, not from the code).
-  static func utmpRecord(type: Int32, line: String, host: String) -> [UInt8] {
+  static func utmpRecord(type: Int32, line: String, host: String, pid: Int32 = 4242) -> [UInt8] {
     var record = Glibc.utmp()
     record.ut_type = Int16(type)
-    record.ut_pid = 4242
+    record.ut_pid = pid
     withUnsafeMutableBytes(of: &record.ut_line) { buffer in for (i, byte) in line.utf8.prefix(buffer.count).enumerated() { buffer[i] = byte } }
     withUnsafeMutableBytes(of: &record.ut_host) { buffer in for (i, byte) in host.utf8.prefix(buffer.count).enumerated() { buffer[i] = byte } }
     return withUnsafeBytes(of: &record) { Array($0) }
@@ -230,7 +227,6 @@ struct RemoteSessionTests {
   func liveSystem() {
     let live = RemoteSession.System.live(runtimeRoot: "/nonexistent")
     #expect(RemoteSession.processStatus(getpid(), live)?.parent == getppid())
-    #expect(RemoteSession.liveProcessIDs().contains(getpid()))
     let verdict = RemoteSession.detect(RemoteSession.Input(remoteHost: "192.0.2.1", processID: getpid()), system: live)
     #expect(verdict.isRemote)
   }

@@ -10,8 +10,8 @@ import CSyscalls
 ///   far as the session goes (the other checks still apply).
 /// - With a ledger for this boot, a session it does not hold was opened without pam_localauth's session line
 ///   (before it was installed, or by a stack without it, such as cron's): not local.
-/// - Without a ledger (the session line runs nowhere), a live network login daemon in the session (sshd's
-///   processes carry the session id pam_loginuid gave them) makes it remote. Once that daemon has exited, a
+/// - Without a ledger (the session line runs nowhere), a utmp login record with a remote host whose process is
+///   in the session (sshd's, while the connection lasts) makes it remote. Once the connection has ended, a
 ///   process it left behind can no longer be told apart: docs/INSTALL.md asks for the session line for this.
 extension RemoteSession {
   /// The audit session id the kernel gave `pid` (/proc/PID/sessionid); nil when unset or unreadable.
@@ -35,15 +35,20 @@ extension RemoteSession {
     case .unrecorded:
       return "login session \(session) was not recorded when it was opened (before pam_localauth's session line "
         + "was installed, or by a stack without it)"
-    case .noLedger: return networkDaemon(in: session, system)
+    case .noLedger: return networkLogin(in: session, system)
     }
   }
 
-  /// "process N (sshd) is in login session S" for the first network login daemon found in the session.
-  static func networkDaemon(in session: UInt32, _ system: System) -> String? {
-    for pid in system.processIDs() where auditSession(pid, system) == session {
-      guard let (name, _) = processStatus(pid, system), networkDaemons.contains(name) else { continue }
-      return "process \(pid) (\(printable(name))) is in login session \(session)"
+  /// "utmp records a login from HOST in login session S (pid N)" when a utmp login record with a remote host
+  /// belongs to a process of the session: sshd records each login with a terminal under the pid of its session
+  /// process, which carries the session id pam_loginuid gave it for as long as the connection lasts.
+  static func networkLogin(in session: UInt32, _ system: System) -> String? {
+    guard let bytes = system.read(utmpPath, 1 << 20) else { return nil }
+    for record in UtmpRecord.records(in: bytes) where record.type == Int16(USER_PROCESS) && record.pid > 0 {
+      guard !record.host.isEmpty, !isLocalDisplay(record.host), auditSession(record.pid, system) == session else {
+        continue
+      }
+      return "utmp records a login from \(printable(record.host)) in login session \(session) (pid \(record.pid))"
     }
     return nil
   }
@@ -71,19 +76,5 @@ extension RemoteSession {
       return fields.first.flatMap { UInt32(String($0)) }
     }
     return nil
-  }
-
-  /// The numeric entries of /proc: every visible process.
-  static func liveProcessIDs() -> [Int32] {
-    guard let directory = opendir("/proc") else { return [] }
-    defer { closedir(directory) }
-    var pids: [Int32] = []
-    while let entry = readdir(directory) {
-      let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-        String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-      }
-      if let pid = Int32(name), pid > 0 { pids.append(pid) }
-    }
-    return pids
   }
 }

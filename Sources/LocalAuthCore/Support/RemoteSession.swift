@@ -5,7 +5,7 @@ import CSyscalls
 /// Checked in this order, the first hit giving the reason: a non-empty PAM_RHOST (localhost included: a tunnel is
 /// still a network login); the utmp record of the terminal (a host means a network login); the kernel's login
 /// session of the process (LoginSessionCheck.swift: no session, a session recorded remote or never recorded, a
-/// live network login daemon in it); the logind session of the process, when logind runs (`REMOTE=1` or a
+/// utmp login from a remote host in it); the logind session of the process, when logind runs (`REMOTE=1` or a
 /// `REMOTE_HOST`); an ancestor process that is a network login daemon (sshd, telnetd, …); and last the SSH_*
 /// variables. The login session is the anchor: it is what a user cannot shed by setsid, script, tmux or nohup.
 /// The environment, PAM_RHOST and the ancestry may only make a session remote, never local (docs/RULES.md, rule 2).
@@ -53,24 +53,21 @@ public enum RemoteSession {
 
     /// What the module's session ledger says of an audit session (SessionLedger).
     public var sessionLedger: @Sendable (_ session: UInt32) -> SessionLedger.Lookup
-    /// Every process id visible in /proc.
-    public var processIDs: @Sendable () -> [Int32]
 
     /// True when what belongs to a process (its logind session and ancestry) may be remembered per process.
     public var remembersProcesses: Bool
     /// Names the system in the remembered facts (the runtime folder of its ledger).
     var identity: String
 
-    /// Describes a system; by default it has no session ledger and no processes besides those `read` knows.
+    /// Describes a system; by default it has no session ledger.
     public init(
       read: @escaping @Sendable (String, Int) -> [UInt8]?, exists: @escaping @Sendable (String) -> Bool,
       sessionLedger: @escaping @Sendable (UInt32) -> SessionLedger.Lookup = { _ in .noLedger },
-      processIDs: @escaping @Sendable () -> [Int32] = { [] }, remembersProcesses: Bool = false
+      remembersProcesses: Bool = false
     ) {
       self.read = read
       self.exists = exists
       self.sessionLedger = sessionLedger
-      self.processIDs = processIDs
       self.remembersProcesses = remembersProcesses
       self.identity = ""
     }
@@ -81,8 +78,7 @@ public enum RemoteSession {
       let ledger = SessionLedger(root: runtimeRoot, bootID: SystemClock.bootID(readingFrom: SystemClock.bootIDPath))
       var system = System(
         read: { path, limit in try? readSmallFile(path, limit: limit) },
-        exists: { path in access(path, F_OK) == 0 }, sessionLedger: { ledger.lookUp($0) },
-        processIDs: { RemoteSession.liveProcessIDs() }, remembersProcesses: true)
+        exists: { path in access(path, F_OK) == 0 }, sessionLedger: { ledger.lookUp($0) }, remembersProcesses: true)
       system.identity = runtimeRoot
       return system
     }
@@ -218,6 +214,7 @@ public enum RemoteSession {
   /// The fields of glibc's `struct utmp` the detection needs, read from the file's bytes.
   struct UtmpRecord {
     var type: Int16
+    var pid: Int32
     var line: String
     var host: String
 
@@ -235,6 +232,7 @@ public enum RemoteSession {
         }
         result.append(UtmpRecord(
           type: record.ut_type,
+          pid: record.ut_pid,
           line: withUnsafeBytes(of: record.ut_line) { text($0) },
           host: withUnsafeBytes(of: record.ut_host) { text($0) }))
         start += size
