@@ -71,15 +71,19 @@ struct PasscodeCheck {
   /// no other prompt and no `localauthctl reset`. The attempt is counted before the hash, as a failure with the
   /// delay that count brings, so killing the process mid-hash does not undo it and attempts made in parallel
   /// are slowed as well; success then clears the counters, and a repeated identical wrong entry is refunded.
+  /// The charge also notes the attempt in `recentFailures` with its origin, as a failed match is noted, and
+  /// a success or a refund takes that entry back.
   func check(_ secret: SecretBytes) throws(LocalAuthError) -> PasscodeVerdict {
     let clock = dependencies.clock
     let hasher = settings.hasher
     let schedule = settings.delaySchedule
+    let failure = FailureEntry(at: clock.now(), kind: .passcode, origin: request.origin)
     let charge = try updateRecord(in: dependencies.store, request.user) { record throws(LocalAuthError) -> Charge in
       let now = clock.now()
       if let next = record.passcodeNextAllowed, !(now.seconds >= next.seconds) { return .stop(.delayed(until: next)) }
       guard let stored = record.passcodeHash else { return .stop(.notSet) }
       let previousUntil = record.passcodeNextAllowed
+      record.noteFailure(failure)
       record.passcodeFailures += 1
       let delay = schedule.delay(afterFailures: record.passcodeFailures)
       record.passcodeNextAllowed = delay > 0 ? now.adding(delay) : nil
@@ -110,6 +114,7 @@ struct PasscodeCheck {
         record.lastSuccess = now
         record.biometricFailures = 0
         record.acknowledgedDomainState = record.domainState
+        record.withdrawFailure(failure)
         return .accepted
       }
       if let computed, let last = record.lastWrongPasscodeHash,
@@ -119,6 +124,7 @@ struct PasscodeCheck {
         // delay unless another attempt replaced it; any earlier delay has already run out (checked above).
         if record.passcodeFailures >= charged { record.passcodeFailures -= 1 }
         if record.passcodeNextAllowed == chargedUntil { record.passcodeNextAllowed = previousUntil }
+        record.withdrawFailure(failure)
         return .wrong(failures: record.passcodeFailures, repeated: true, delayUntil: nil)
       }
       record.lastWrongPasscodeHash = computed
