@@ -21,8 +21,10 @@ struct PasscodeCheck {
     // Compared as !(now >= next) on the raw seconds, so that a clock reading that is not a number keeps the
     // delay (WallTime's derived >= is !(<), which a NaN would pass).
     // The check under the lock is the one that counts, so a record read a moment ago is good enough here.
-    let record = if let fresh { fresh } else { try dependencies.store.load(user) }
-    if let next = record?.passcodeNextAllowed, !(clock.now().seconds >= next.seconds) {
+    var record = if let fresh { fresh } else { try dependencies.store.load(user) ?? UserRecord() }
+    // A deadline beyond the longest delay (the clock jumped) is shown capped; `check` writes the cap back.
+    _ = FutureTimes.cap(&record, now: clock.now(), longestDelay: FutureTimes.longestDelay(settings.delaySchedule))
+    if let next = record.passcodeNextAllowed, !(clock.now().seconds >= next.seconds) {
       return try refuseDelayed(until: next)
     }
     let title = request.effectiveFallbackTitle ?? "Enter Passcode"
@@ -78,8 +80,15 @@ struct PasscodeCheck {
     let hasher = settings.hasher
     let schedule = settings.delaySchedule
     let failure = FailureEntry(at: clock.now(), kind: .passcode, origin: request.origin)
+    let longest = FutureTimes.longestDelay(schedule)
+    var future = FutureTimes()
+    defer {
+      if let sentence = future.sentence(user: request.user, longestDelay: longest) { dependencies.log.log(.warning, sentence) }
+    }
     let charge = try updateRecord(in: dependencies.store, request.user) { record throws(LocalAuthError) -> Charge in
       let now = clock.now()
+      // A deadline set while the clock ran ahead is capped (and written back) before it is enforced.
+      future = FutureTimes.cap(&record, now: now, longestDelay: longest)
       if let next = record.passcodeNextAllowed, !(now.seconds >= next.seconds) { return .stop(.delayed(until: next)) }
       guard let stored = record.passcodeHash else { return .stop(.notSet) }
       let previousUntil = record.passcodeNextAllowed
