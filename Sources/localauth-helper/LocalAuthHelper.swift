@@ -6,11 +6,17 @@ import LocalAuthCore
 ///
 /// It trusts nothing it inherits: the environment is cleared, descriptors above 2 are closed, standard input
 /// must be the socket pam_localauth made (never a terminal), and the configuration is the system's file only.
+/// It refuses to run (exit 2, one log line) when standard input is not that socket or when it cannot get the
+/// resource limits a safe state write needs (`ResourceLimits`).
 @main
 enum LocalAuthHelper {
   static func main() {
     let log = HelperSyslog()
     ProcessHygiene.apply()
+    if let refusal = ResourceLimits.apply() {
+      log.log(.error, refusal.sentence(uid: getuid()))
+      exit(2)
+    }
     guard ProcessHygiene.standardInputIsSocket() else {
       log.log(
         .error,

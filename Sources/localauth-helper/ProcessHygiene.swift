@@ -3,8 +3,7 @@ import CSyscalls
 /// What a setuid program must undo of what its caller gave it (descriptors, environment, umask, limits).
 enum ProcessHygiene {
   /// Closes inherited descriptors, makes sure 1 and 2 are open (on /dev/null), clears the environment, sets a
-  /// private umask, the root folder as working folder, and limits the caller cannot use to cut a state write
-  /// short (file size) or to leave a core file with a secret in it.
+  /// private umask and the root folder as working folder. The resource limits are `ResourceLimits`.
   static func apply() {
     if csyscalls_close_from(3) != 0 {
       for fd in Int32(3)..<Int32(1024) { _ = close(fd) }
@@ -22,12 +21,6 @@ enum ProcessHygiene {
     _ = clearenv()
     _ = umask(0o077)
     _ = chdir("/")
-    var unlimited = rlimit(rlim_cur: rlim_t.max, rlim_max: rlim_t.max)  // RLIM_INFINITY
-    _ = setrlimit(Int32(RLIMIT_FSIZE.rawValue), &unlimited)
-    var none = rlimit(rlim_cur: 0, rlim_max: 0)
-    _ = setrlimit(Int32(RLIMIT_CORE.rawValue), &none)
-    var files = rlimit(rlim_cur: 1024, rlim_max: 1024)
-    _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &files)
   }
 
   /// True when standard input is a socket and not a terminal: pam_localauth's socket pair.

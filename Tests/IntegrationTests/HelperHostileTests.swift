@@ -106,6 +106,43 @@ extension RealPAM {
       }
     }
 
+    @Test("a file size or open files limit it cannot raise: refused before anything is read, one syslog line naming it")
+    func limitsItCannotRaise() throws {
+      try withSandbox { s in
+        let driver = try prepare(s)
+        let log = try SyslogSocket(folder: s.root + "/dev")
+        // Without CAP_SYS_RESOURCE in the bounding set, even a setuid-root program cannot raise a hard limit.
+        let noRaise = ["--bounding-set", "-sys_resource"]
+        let refused = "so a state write could fail; refused."
+        let limits: [(option: String, sentence: String)] = [
+          // 256 bytes: the record's write would die of SIGXFSZ half way.
+          ("--fsize=256:256", "with a file size limit (RLIMIT_FSIZE) of 256 bytes that it cannot raise to at least 1048576"),
+          ("--nofile=16:16", "with an open files limit (RLIMIT_NOFILE) of 16 that it cannot raise to at least 64"),
+        ]
+        for (option, sentence) in limits {
+          let outcome = try driver.run(
+            ["hello:" + s.user, "answer:9999"], wrapper: ["/usr/bin/prlimit", option, "--"], setpriv: noRaise, devLog: log)
+          #expect(outcome.exit == 2, "\(option): \(outcome.run.stdout) \(outcome.run.stderr)")
+          #expect(outcome.result == nil, "\(option): \(outcome.run.stdout)")
+          #expect(outcome.silent, "\(option): \(outcome.run.stdout)")
+          let lines = log.messages()
+          let expected = "localauth-helper[", line = "localauth-helper was run by uid \(s.uid) \(sentence), \(refused)"
+          #expect(lines.filter { $0.contains(expected) && $0.hasSuffix(line) }.count == 1, "\(option): \(lines)")
+          #expect(lines.count == 1, "one line: \(lines)")
+        }
+        #expect(try s.record()?.passcodeFailures == 0, "nothing was read or counted")
+
+        // A soft limit it can raise to the hard one, or a hard limit above what it needs, is fine.
+        for option in ["--fsize=256:unlimited", "--fsize=2097152:2097152", "--nofile=16:256"] {
+          let outcome = try driver.run(
+            ["hello:" + s.user, "answer:1234"], wrapper: ["/usr/bin/prlimit", option, "--"], setpriv: noRaise, devLog: log)
+          #expect(outcome.result == Result.passcodeSuccess, "\(option): \(outcome.run.stdout) \(outcome.run.stderr)")
+        }
+        #expect(!log.messages().contains { $0.contains(refused) })
+        try expectIntact(s, driver)
+      }
+    }
+
     func costFile(_ s: Sandbox) throws -> String {
       let path = s.root + "/cost.conf"
       try "hash_cost=11\n".write(toFile: path, atomically: true, encoding: .utf8)

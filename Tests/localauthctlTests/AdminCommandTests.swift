@@ -4,6 +4,28 @@ import Testing
 /// Runs the built binary: broken state, features, root-only touches, configuration, help.
 @Suite(.serialized, .enabled(if: CLIRunner.isRoot, "needs root: state files must belong to root"))
 struct AdminCommandTests {
+  @Test func statusShowsAWrongPasscodeWithItsOrigin() throws {
+    let cli = try CLIRunner()
+    defer { cli.cleanUp() }
+    #expect(try cli.run(["passcode", "set", "alice"], input: "1234\n").status == 0)
+    #expect(try cli.run(["evaluate", "alice", "--reason", "unlock"], input: "9999\n").status == 1)
+
+    let text = try cli.run(["status", "alice"])
+    #expect(text.status == 0)
+    let line = try #require(text.stdout.split(separator: "\n").first { $0.hasPrefix("Recent failures:") })
+    #expect(line.hasSuffix(": passcode failed, asked by root (uid 0) through localauthctl on no tty"), "\(line)")
+    let status = try cli.statusJSON("alice")
+    #expect(status["passcodeFailures"] as? Int == 1)
+    let failures = try #require(status["recentFailures"] as? [[String: Any]])
+    #expect(failures.count == 1)
+    #expect(failures.first?["kind"] as? String == "passcode")
+    #expect(failures.first?["requesterUid"] as? Int == 0)
+    #expect(failures.first?["service"] as? String == "localauthctl")
+    #expect(failures.first?["tty"] as? String == "")
+    #expect(failures.first?["remoteHost"] as? String == "")
+    #expect(failures.first?["at"] as? Double ?? 0 > Date().timeIntervalSince1970 - 60)
+  }
+
   @Test func corruptStateIsExplainedAndExitsNonZero() throws {
     let cli = try CLIRunner()
     defer { cli.cleanUp() }

@@ -114,6 +114,8 @@ public struct Administration {
   }
 
   /// Clears failure counters and their history, lockout, delays and the reuse window (faillock --reset).
+  /// The passcode, the enrolment and the keychain stay: a reset is the answer to a lockout that anyone who may
+  /// run su can cause, so it must never cost the user their keychain (`deleteKeychainItems(of:)` does that).
   public func reset(_ user: UserName) throws(LocalAuthError) {
     try store.modify(user) { record throws(LocalAuthError) in
       record.recentFailures = []
@@ -123,7 +125,17 @@ public struct Administration {
       record.passcodeNextAllowed = nil
       record.reuse = nil
     }
-    do { try keychain?.passcodeChanged(for: user, from: nil, to: nil, hasher: settings.hasher) } catch {
+  }
+
+  /// Deletes every keychain item of the user (`localauthctl reset --keychain`), and returns them; none when the
+  /// user has no keychain. The device key and the passcode key stay, so new items can be added at once.
+  public func deleteKeychainItems(of user: UserName) throws(LocalAuthError) -> [KeychainItem] {
+    guard let keychain else { return [] }
+    do throws(KeychainError) {
+      return try keychain.delete(Keychain.Query(), for: user)
+    } catch .itemNotFound {
+      return []
+    } catch {
       throw .keychain(error)
     }
   }

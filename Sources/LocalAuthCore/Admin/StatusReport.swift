@@ -81,7 +81,9 @@ public struct StatusReport: Equatable, Sendable {
     user: UserName, record: UserRecord?, sensor: Modality?, now: WallTime, bootID: String,
     settings: EvaluationSettings, deviceOwnerError: AuthErrorCode?, biometricsError: AuthErrorCode?
   ) {
-    let r = record ?? UserRecord()
+    var r = record ?? UserRecord()
+    // Shown as the evaluator sees it: times beyond what any rule sets (the clock jumped) capped (FutureTimes).
+    _ = FutureTimes.cap(&r, now: now, longestDelay: FutureTimes.longestDelay(settings.delaySchedule))
     self.user = user.value
     self.now = now
     self.hasRecord = record != nil

@@ -21,8 +21,10 @@ struct PasscodeCheck {
     // Compared as !(now >= next) on the raw seconds, so that a clock reading that is not a number keeps the
     // delay (WallTime's derived >= is !(<), which a NaN would pass).
     // The check under the lock is the one that counts, so a record read a moment ago is good enough here.
-    let record = if let fresh { fresh } else { try dependencies.store.load(user) }
-    if let next = record?.passcodeNextAllowed, !(clock.now().seconds >= next.seconds) {
+    var record = if let fresh { fresh } else { try dependencies.store.load(user) ?? UserRecord() }
+    // A deadline beyond the longest delay (the clock jumped) is shown capped; `check` writes the cap back.
+    _ = FutureTimes.cap(&record, now: clock.now(), longestDelay: FutureTimes.longestDelay(settings.delaySchedule))
+    if let next = record.passcodeNextAllowed, !(clock.now().seconds >= next.seconds) {
       return try refuseDelayed(until: next)
     }
     let title = request.effectiveFallbackTitle ?? "Enter Passcode"
@@ -71,15 +73,26 @@ struct PasscodeCheck {
   /// no other prompt and no `localauthctl reset`. The attempt is counted before the hash, as a failure with the
   /// delay that count brings, so killing the process mid-hash does not undo it and attempts made in parallel
   /// are slowed as well; success then clears the counters, and a repeated identical wrong entry is refunded.
+  /// The charge also notes the attempt in `recentFailures` with its origin, as a failed match is noted, and
+  /// a success or a refund takes that entry back.
   func check(_ secret: SecretBytes) throws(LocalAuthError) -> PasscodeVerdict {
     let clock = dependencies.clock
     let hasher = settings.hasher
     let schedule = settings.delaySchedule
+    let failure = FailureEntry(at: clock.now(), kind: .passcode, origin: request.origin)
+    let longest = FutureTimes.longestDelay(schedule)
+    var future = FutureTimes()
+    defer {
+      if let sentence = future.sentence(user: request.user, longestDelay: longest) { dependencies.log.log(.warning, sentence) }
+    }
     let charge = try updateRecord(in: dependencies.store, request.user) { record throws(LocalAuthError) -> Charge in
       let now = clock.now()
+      // A deadline set while the clock ran ahead is capped (and written back) before it is enforced.
+      future = FutureTimes.cap(&record, now: now, longestDelay: longest)
       if let next = record.passcodeNextAllowed, !(now.seconds >= next.seconds) { return .stop(.delayed(until: next)) }
       guard let stored = record.passcodeHash else { return .stop(.notSet) }
       let previousUntil = record.passcodeNextAllowed
+      record.noteFailure(failure)
       record.passcodeFailures += 1
       let delay = schedule.delay(afterFailures: record.passcodeFailures)
       record.passcodeNextAllowed = delay > 0 ? now.adding(delay) : nil
@@ -110,6 +123,7 @@ struct PasscodeCheck {
         record.lastSuccess = now
         record.biometricFailures = 0
         record.acknowledgedDomainState = record.domainState
+        record.withdrawFailure(failure)
         return .accepted
       }
       if let computed, let last = record.lastWrongPasscodeHash,
@@ -119,6 +133,7 @@ struct PasscodeCheck {
         // delay unless another attempt replaced it; any earlier delay has already run out (checked above).
         if record.passcodeFailures >= charged { record.passcodeFailures -= 1 }
         if record.passcodeNextAllowed == chargedUntil { record.passcodeNextAllowed = previousUntil }
+        record.withdrawFailure(failure)
         return .wrong(failures: record.passcodeFailures, repeated: true, delayUntil: nil)
       }
       record.lastWrongPasscodeHash = computed

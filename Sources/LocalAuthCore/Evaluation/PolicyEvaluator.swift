@@ -44,7 +44,7 @@ public struct PolicyEvaluator {
     guard !request.reason.isEmpty else { throw .usage(.emptyReason) }
     let user = request.user
     let log = dependencies.log
-    let (record, reader) = try load(user, loaded: loaded)
+    let (record, reader) = try load(user, loaded: loaded, correcting: true)
     if request.cancellation?.isCancelled == true { return .failure(.appCancel, .none) }
 
     if let outcome = reuse(record, request) {
@@ -137,10 +137,24 @@ public struct PolicyEvaluator {
   /// The user's record, and the prints the reader keeps itself (fprintd) when it does. A change in those prints
   /// (a finger added, removed or enrolled again) becomes the record's domain state, so the enrollment-change
   /// rule asks for the passcode next, as for the simulated sensor's templates (rule 8).
-  private func load(_ user: UserName, loaded: UserRecord? = nil) throws(LocalAuthError) -> (UserRecord, ReaderEnrollment?) {
+  ///
+  /// Times beyond what any rule sets (a clock that jumped forward and back) are capped (`FutureTimes`); when
+  /// `correcting`, as for an evaluation, that is logged and written back to the record.
+  private func load(
+    _ user: UserName, loaded: UserRecord? = nil, correcting: Bool = false
+  ) throws(LocalAuthError) -> (UserRecord, ReaderEnrollment?) {
     let stored: UserRecord?
     if let loaded { stored = loaded } else { stored = try dependencies.store.load(user) }
     guard var record = stored else { return (UserRecord(), nil) }
+    let clock = dependencies.clock
+    let longest = FutureTimes.longestDelay(settings.delaySchedule)
+    let future = FutureTimes.cap(&record, now: clock.now(), longestDelay: longest)
+    if correcting, !future.isEmpty {
+      try dependencies.store.modify(user) { (stored: inout UserRecord) throws(LocalAuthError) in
+        _ = FutureTimes.cap(&stored, now: clock.now(), longestDelay: longest)
+      }
+      if let sentence = future.sentence(user: user, longestDelay: longest) { dependencies.log.log(.warning, sentence) }
+    }
     guard let reader = dependencies.sensor.readerEnrollment(for: user) else { return (record, nil) }
     if record.domainState != reader.domainState {
       let state = reader.domainState

@@ -102,6 +102,12 @@ public struct UserRecord: Equatable, Sendable {
     if recentFailures.count > FailureEntry.kept { recentFailures.removeFirst(recentFailures.count - FailureEntry.kept) }
   }
 
+  /// Removes the newest failure equal to `failure` (an attempt charged as a failure that turned out not to be
+  /// one); nothing when a reset or newer failures already dropped it.
+  public mutating func withdrawFailure(_ failure: FailureEntry) {
+    if let index = recentFailures.lastIndex(of: failure) { recentFailures.remove(at: index) }
+  }
+
   /// True when the biometric failures reached the lockout threshold.
   public func isBiometryLockedOut(threshold: Int) -> Bool { biometricFailures >= threshold }
 }

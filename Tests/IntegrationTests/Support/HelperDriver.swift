@@ -97,9 +97,15 @@ struct HelperDriver {
     chmod(scriptPath, 0o644)
   }
 
-  /// Runs the steps against `helper` (the installed copy by default) as the test user.
-  func run(_ steps: [String], helper: String? = nil, environment: [String: String] = [:]) throws -> Outcome {
+  /// Runs the steps against `helper` (the installed copy by default) as the test user; `wrapper` is a command
+  /// the driver runs under (`prlimit --fsize=…`), `setpriv` and `devLog` as in `HelperWorld.asUser`.
+  func run(
+    _ steps: [String], helper: String? = nil, environment: [String: String] = [:], wrapper: [String] = [],
+    setpriv: [String] = [], devLog: SyslogSocket? = nil
+  ) throws -> Outcome {
     let variables = environment.sorted { $0.key < $1.key }.map { "env:\($0.key)=\($0.value)" }
-    return Outcome(run: try world.asUser("/usr/bin/python3", [scriptPath, helper ?? world.helper] + variables + steps))
+    let command = wrapper + ["/usr/bin/python3", scriptPath, helper ?? world.helper] + variables + steps
+    return Outcome(
+      run: try world.asUser(command[0], Array(command.dropFirst()), setpriv: setpriv, devLog: devLog))
   }
 }

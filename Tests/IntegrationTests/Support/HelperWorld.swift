@@ -42,13 +42,17 @@ struct HelperWorld {
   var gid: UInt32 { getpwnam(sandbox.user).map { $0.pointee.pw_gid } ?? 65534 }
 
   /// Runs `program` as the test user (real and effective uid and gid, no supplementary groups) with
-  /// /etc/security bound to `etcSecurity`, presenting the sandbox's pending touches meanwhile.
+  /// /etc/security bound to `etcSecurity`, presenting the sandbox's pending touches meanwhile. `setpriv` adds
+  /// options to setpriv (`--bounding-set -sys_resource`: no setuid program of the run can raise a hard limit);
+  /// `devLog` puts its folder over /dev, so that what the run sends to syslog reaches the test.
   func asUser(
     _ program: String, _ arguments: [String], stdin: String = "", environment: [String: String] = [:],
-    timeout: Double = 60
+    timeout: Double = 60, setpriv: [String] = [], devLog: SyslogSocket? = nil
   ) throws -> ProcessRun {
-    let command = "mount --bind \"$0\" /etc/security && uid=\"$1\" gid=\"$2\" && shift 2 && "
-      + "exec /usr/bin/setpriv --reuid \"$uid\" --regid \"$gid\" --clear-groups \"$@\""
+    let options = setpriv.map { "'\($0)' " }.joined()
+    let command = "mount --bind \"$0\" /etc/security && " + (devLog.map { $0.mountCommands + " && " } ?? "")
+      + "uid=\"$1\" gid=\"$2\" && shift 2 && "
+      + "exec /usr/bin/setpriv \(options)--reuid \"$uid\" --regid \"$gid\" --clear-groups \"$@\""
     return try sandbox.presentingTouches {
       try Run.program(
         "/usr/bin/unshare",
