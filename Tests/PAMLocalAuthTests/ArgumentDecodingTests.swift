@@ -64,7 +64,11 @@ struct ArgumentDecodingTests {
       let verdict = RemoteSession.detect(RemoteSession.Input(remoteHost: host, processID: 100), system: nothing)
       #expect(verdict == RemoteSession.Verdict(isRemote: true, reason: "PAM_RHOST is \(host)"))
     }
-    #expect(!RemoteSession.detect(RemoteSession.Input(remoteHost: "", processID: 100), system: nothing).isRemote)
+    // With nothing readable about the process (not even its login session) it is not known to be local.
+    #expect(RemoteSession.detect(RemoteSession.Input(remoteHost: "", processID: 100), system: nothing).isRemote)
+    let session = RemoteSession.System(
+      read: { path, _ in path == "/proc/100/sessionid" ? Array("5".utf8) : nil }, exists: { _ in false })
+    #expect(!RemoteSession.detect(RemoteSession.Input(remoteHost: "", processID: 100), system: session).isRemote)
     let sshd = RemoteSession.System(
       read: { path, _ in path == "/proc/100/stat" ? Array("100 (sshd) S 1 100 100 0".utf8) : nil }, exists: { _ in false })
     #expect(RemoteSession.detect(RemoteSession.Input(remoteHost: "", processID: 100), system: sshd).isRemote)
