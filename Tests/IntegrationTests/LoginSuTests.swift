@@ -225,7 +225,8 @@ extension LoginSuTests {
     /// A fresh record needs the passcode before biometry (after a restart, after the enrollment, after 48 idle
     /// hours, when the passcode was not used lately); `passcodeFirst: false` turns those rules off through
     /// `conf=` so that biometry is offered at once (the demo and the harness tests cover the rules).
-    init(program: Program, passcodeFirst: Bool, variant: Variant = .passcodeFallback) throws {
+    /// `keyringLine: false` drops the shipped `-auth optional pam_gnome_keyring.so` line (ShippedStackTests).
+    init(program: Program, passcodeFirst: Bool, variant: Variant = .passcodeFallback, keyringLine: Bool = true) throws {
       self.program = program
       var template = Array("/tmp/localauth-e2e.XXXXXX".utf8CString)
       guard let made = mkdtemp(&template) else { throw SetupError.command("mkdtemp", errno, "") }
@@ -239,7 +240,8 @@ extension LoginSuTests {
         let rules = ["passcode_after_reboot = no", "passcode_after_enrollment_change = no", "idle_limit = 0", "passcode_max_age = 0"]
           .map { $0 + "\n" }.joined()
         try write(passcodeFirst ? "" : rules, to: conf, mode: 0o600)
-        try write(Self.stack(for: program, variant: variant, state: state, conf: conf), to: stack, mode: 0o644)
+        try write(
+          Self.stack(for: program, variant: variant, state: state, conf: conf, keyringLine: keyringLine), to: stack, mode: 0o644)
         try addUser(LoginSuTests.userName)
         if program == .su { try addUser(LoginSuTests.callerName) }
         try ctl(["enroll", LoginSuTests.userName, "right-index"])
@@ -252,7 +254,9 @@ extension LoginSuTests {
 
     /// The shipped snippet with the module's absolute path, the private state and configuration, a short
     /// sensor timeout, and the chosen variant's line active.
-    static func stack(for program: Program, variant: Variant, state: String, conf: String) throws -> String {
+    static func stack(
+      for program: Program, variant: Variant, state: String, conf: String, keyringLine: Bool = true
+    ) throws -> String {
       let shipped = LoginSuEnvironment.repositoryRoot.appendingPathComponent("pam.d/" + program.rawValue)
       let text = try String(contentsOf: shipped, encoding: .utf8)
       var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
@@ -262,6 +266,11 @@ extension LoginSuTests {
         else { throw SetupError.snippet("variant (a) active and variant (b) commented in \(shipped.path)") }
         lines[a] = "#" + lines[a]
         lines[b].removeFirst()
+      }
+      if !keyringLine {
+        let kept = lines.filter { $0.hasPrefix("#") || !$0.contains("pam_gnome_keyring.so") }
+        guard kept.count == lines.count - 1 else { throw SetupError.snippet("one active pam_gnome_keyring line in \(shipped.path)") }
+        lines = kept
       }
       let arguments = "\(LoginSuEnvironment.module) state_dir=\(state) conf=\(conf) timeout=5"
       let active = lines.map { $0.hasPrefix("#") ? $0 : $0.replacingOccurrences(of: "pam_localauth.so", with: arguments) }
