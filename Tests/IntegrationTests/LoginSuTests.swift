@@ -282,10 +282,17 @@ extension LoginSuTests {
 
     /// A driver step that presents `from`'s finger (default: the user's own) at the best quality to `user`'s
     /// prompt, `count` times, each when a prompt waits (`touch --wait`), in the background.
+    /// su's prompt is asked for by the caller, not by `user`, so `touch --wait` alone does not reach it: the
+    /// step waits for the prompt to be listed and names it with --prompt.
     func touchStep(_ user: String, finger: String, from: String? = nil, count: Int = 1) -> String {
-      let touch = [LoginSuEnvironment.ctl, "touch", user, finger, "--quality", "1", "--wait", "10", "--state-dir", state]
+      let ctl = LoginSuEnvironment.ctl
+      var touch = [ctl, "touch", user, finger, "--quality", "1", "--wait", "10", "--state-dir", state]
         + (from.map { ["--from", $0] } ?? [])
-      return "run:" + Array(repeating: touch.joined(separator: " "), count: count).joined(separator: "; ")
+      guard program == .su else { return "run:" + Array(repeating: touch.joined(separator: " "), count: count).joined(separator: "; ") }
+      touch += ["--prompt", "$id"]
+      let find = "id=; for i in $(seq 200); do id=$(\(ctl) prompts \(user) --json --state-dir \(state) | "
+        + "sed -n 's/.*\"id\" *: *\"\\([0-9a-f]\\{8\\}\\)\".*/\\1/p' | head -n 1); [ -n \"$id\" ] && break; sleep 0.05; done"
+      return "run:" + find + "; " + Array(repeating: touch.joined(separator: " "), count: count).joined(separator: "; ")
     }
 
     /// Gives `user` a Unix password (for the pam_unix line after the biometrics-only variant).
