@@ -12,8 +12,9 @@ extension LocalAuthCtl {
       abstract: "Present a finger to the prompt waiting for a user, or press its Cancel or fallback button.",
       discussion: """
         The touch goes to the one prompt waiting for USER (see `localauthctl prompts`) and returns once that \
-        prompt has read it. With no prompt waiting it is refused, as a phone ignores a touch with no prompt on \
-        screen; with several waiting it is refused and lists them, and --prompt ID chooses. --wait SECONDS \
+        prompt has read it. Without --prompt it goes only to a prompt that USER or root asked for: another \
+        user's `su USER` needs --prompt ID. With no prompt waiting it is refused, as a phone ignores a touch \
+        with no prompt on screen; with several waiting it is refused and lists them, and --prompt ID chooses. --wait SECONDS \
         waits for a prompt to appear (a touch whose prompt ended before reading it then goes to the next one \
         that appears, unless --prompt names the prompt). Only root may present.
         """)

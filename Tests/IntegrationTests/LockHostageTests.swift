@@ -79,7 +79,8 @@ extension LockHostageTests {
     let original: Data
     private var createdUsers: [String] = []
 
-    init() throws {
+    /// `hashCost` is the yescrypt cost of the passcode and of every check (11, the largest, takes seconds).
+    init(hashCost: Int = 11) throws {
       var template = Array("/tmp/localauth-lh.XXXXXX".utf8CString)
       guard let made = mkdtemp(&template) else { throw LoginSuTests.SetupError.command("mkdtemp", errno, "") }
       folder = String(cString: made)
@@ -89,7 +90,7 @@ extension LockHostageTests {
           atPath: state, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
         try FixedWorld.write(stateDir: state, owner: LockHostageTests.target, impostors: ["someone-else"])
         // hash_cost 11 (the largest): one yescrypt takes seconds, so su can be stopped in the middle of it.
-        try write("hash_cost = 11\n", to: conf, mode: 0o600)
+        try write("hash_cost = \(hashCost)\n", to: conf, mode: 0o600)
         try write(
           LoginSuTests.Fixture.stack(for: .su, variant: .passcodeFallback, state: state, conf: conf), to: stack, mode: 0o644)
         try addUser(LockHostageTests.target)

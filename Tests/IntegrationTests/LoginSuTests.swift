@@ -225,7 +225,8 @@ extension LoginSuTests {
     /// A fresh record needs the passcode before biometry (after a restart, after the enrollment, after 48 idle
     /// hours, when the passcode was not used lately); `passcodeFirst: false` turns those rules off through
     /// `conf=` so that biometry is offered at once (the demo and the harness tests cover the rules).
-    init(program: Program, passcodeFirst: Bool, variant: Variant = .passcodeFallback) throws {
+    /// `keyringLine: false` drops the shipped `-auth optional pam_gnome_keyring.so` line (ShippedStackTests).
+    init(program: Program, passcodeFirst: Bool, variant: Variant = .passcodeFallback, keyringLine: Bool = true) throws {
       self.program = program
       var template = Array("/tmp/localauth-e2e.XXXXXX".utf8CString)
       guard let made = mkdtemp(&template) else { throw SetupError.command("mkdtemp", errno, "") }
@@ -239,7 +240,8 @@ extension LoginSuTests {
         let rules = ["passcode_after_reboot = no", "passcode_after_enrollment_change = no", "idle_limit = 0", "passcode_max_age = 0"]
           .map { $0 + "\n" }.joined()
         try write(passcodeFirst ? "" : rules, to: conf, mode: 0o600)
-        try write(Self.stack(for: program, variant: variant, state: state, conf: conf), to: stack, mode: 0o644)
+        try write(
+          Self.stack(for: program, variant: variant, state: state, conf: conf, keyringLine: keyringLine), to: stack, mode: 0o644)
         try addUser(LoginSuTests.userName)
         if program == .su { try addUser(LoginSuTests.callerName) }
         try ctl(["enroll", LoginSuTests.userName, "right-index"])
@@ -252,7 +254,9 @@ extension LoginSuTests {
 
     /// The shipped snippet with the module's absolute path, the private state and configuration, a short
     /// sensor timeout, and the chosen variant's line active.
-    static func stack(for program: Program, variant: Variant, state: String, conf: String) throws -> String {
+    static func stack(
+      for program: Program, variant: Variant, state: String, conf: String, keyringLine: Bool = true
+    ) throws -> String {
       let shipped = LoginSuEnvironment.repositoryRoot.appendingPathComponent("pam.d/" + program.rawValue)
       let text = try String(contentsOf: shipped, encoding: .utf8)
       var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
@@ -262,6 +266,11 @@ extension LoginSuTests {
         else { throw SetupError.snippet("variant (a) active and variant (b) commented in \(shipped.path)") }
         lines[a] = "#" + lines[a]
         lines[b].removeFirst()
+      }
+      if !keyringLine {
+        let kept = lines.filter { $0.hasPrefix("#") || !$0.contains("pam_gnome_keyring.so") }
+        guard kept.count == lines.count - 1 else { throw SetupError.snippet("one active pam_gnome_keyring line in \(shipped.path)") }
+        lines = kept
       }
       let arguments = "\(LoginSuEnvironment.module) state_dir=\(state) conf=\(conf) timeout=5"
       let active = lines.map { $0.hasPrefix("#") ? $0 : $0.replacingOccurrences(of: "pam_localauth.so", with: arguments) }
@@ -273,10 +282,17 @@ extension LoginSuTests {
 
     /// A driver step that presents `from`'s finger (default: the user's own) at the best quality to `user`'s
     /// prompt, `count` times, each when a prompt waits (`touch --wait`), in the background.
+    /// su's prompt is asked for by the caller, not by `user`, so `touch --wait` alone does not reach it: the
+    /// step waits for the prompt to be listed and names it with --prompt.
     func touchStep(_ user: String, finger: String, from: String? = nil, count: Int = 1) -> String {
-      let touch = [LoginSuEnvironment.ctl, "touch", user, finger, "--quality", "1", "--wait", "10", "--state-dir", state]
+      let ctl = LoginSuEnvironment.ctl
+      var touch = [ctl, "touch", user, finger, "--quality", "1", "--wait", "10", "--state-dir", state]
         + (from.map { ["--from", $0] } ?? [])
-      return "run:" + Array(repeating: touch.joined(separator: " "), count: count).joined(separator: "; ")
+      guard program == .su else { return "run:" + Array(repeating: touch.joined(separator: " "), count: count).joined(separator: "; ") }
+      touch += ["--prompt", "$id"]
+      let find = "id=; for i in $(seq 200); do id=$(\(ctl) prompts \(user) --json --state-dir \(state) | "
+        + "sed -n 's/.*\"id\" *: *\"\\([0-9a-f]\\{8\\}\\)\".*/\\1/p' | head -n 1); [ -n \"$id\" ] && break; sleep 0.05; done"
+      return "run:" + find + "; " + Array(repeating: touch.joined(separator: " "), count: count).joined(separator: "; ")
     }
 
     /// Gives `user` a Unix password (for the pam_unix line after the biometrics-only variant).

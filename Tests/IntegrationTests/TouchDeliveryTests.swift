@@ -49,7 +49,7 @@ struct TouchDeliveryTests {
     #expect(try ctl(fixture, ["prompts", Self.target]).output == "No prompt is waiting for \(Self.target).\n")
   }
 
-  @Test("two prompts for one user: a touch is refused until --prompt names one, and only that one succeeds")
+  @Test("two prompts for one user: a touch without --prompt goes to the one root asked for, never to another user's su")
   func touchReachesOnlyTheChosenPrompt() throws {
     let fixture = try LoginSuTests.Fixture(program: .su, passcodeFirst: false)
     defer { fixture.tearDown() }
@@ -68,14 +68,13 @@ struct TouchDeliveryTests {
     }
     let waiting = try waitForPrompts(fixture, count: 2)
 
-    let refused = try ctl(fixture, ["touch", Self.target, "right-index", "--quality", "1"])
-    #expect(refused.status == 1)
-    #expect(refused.output.contains("2 prompts are waiting for \(Self.target); choose one with --prompt ID:"), "\(refused.output)")
-    #expect(refused.output.contains("\(Self.caller) (uid "), "\(refused.output)")
+    // Without --prompt the touch goes to the prompt that root asked for, never to B's su.
     let chosen = try #require(waiting.first { $0["service"] as? String == "localauth-own" }?["id"] as? String)
-    let delivered = try ctl(fixture, ["touch", Self.target, "right-index", "--quality", "1", "--prompt", chosen])
+    let delivered = try ctl(fixture, ["touch", Self.target, "right-index", "--quality", "1"])
     #expect(delivered.status == 0, "\(delivered.output)")
-    #expect(delivered.output.hasPrefix("Presented \(Self.target)'s finger right-index to prompt \(chosen) "))
+    #expect(
+      delivered.output == "Presented \(Self.target)'s finger right-index to prompt \(chosen) "
+        + "(root asks for \(Self.target) through localauth-own).\n", "\(delivered.output)")
 
     let ownRun = try own.result()
     #expect(ownRun.output.contains("result: PAM_SUCCESS"), "\(ownRun.output)")
@@ -83,6 +82,41 @@ struct TouchDeliveryTests {
     #expect(suRun.stepsCompleted, "\(suRun.transcript)")
     #expect(!suRun.transcript.contains(LoginSuTests.marker), "\(suRun.transcript)")
     #expect(suRun.exitStatus != 0, "\(suRun.transcript)")
+  }
+
+  @Test("touch --wait without --prompt ignores another user's su of the user, and reaches the user's own prompt")
+  func touchWaitGoesOnlyToTheOwnersPrompt() throws {
+    let fixture = try LoginSuTests.Fixture(program: .su, passcodeFirst: false)
+    defer { fixture.tearDown() }
+    // B's `su A` waits for A's finger; nothing reaches it, so its sensor wait ends and pam_unix asks.
+    let su = Background { try fixture.drive(["expect:Place your finger", "expect:Password: ", "send:not-the-password", "eof"]) }
+    try waitForPrompts(fixture, count: 1)
+    let ignored = try ctl(fixture, ["touch", Self.target, "right-index", "--quality", "1", "--wait", "1"])
+    #expect(ignored.status == 1, "\(ignored.output)")
+    #expect(
+      ignored.output.hasPrefix(
+        "Error: No prompt that \(Self.target) or root asked for is waiting for \(Self.target); a prompt another user "
+          + "asked for takes a touch only with --prompt ID:\n"), "\(ignored.output)")
+    #expect(ignored.output.contains("\(Self.caller) (uid "), "\(ignored.output)")
+    let suRun = try su.result()
+    #expect(suRun.stepsCompleted, "\(suRun.transcript)")
+    #expect(suRun.exitStatus != 0, "\(suRun.transcript)")
+    #expect(!suRun.transcript.contains(LoginSuTests.marker), "\(suRun.transcript)")
+
+    // A's own request (real uid A) is reached by the same touch, started before the prompt appears.
+    let service = fixture.folder + "/pam.d"
+    try FileManager.default.createDirectory(atPath: service, withIntermediateDirectories: false)
+    try "auth required \(LoginSuEnvironment.module) state_dir=\(fixture.state) conf=\(fixture.folder)/localauth.conf timeout=5\n"
+      .write(toFile: service + "/localauth-own", atomically: true, encoding: .utf8)
+    let targetUID = try #require(getpwnam(Self.target)).pointee.pw_uid
+    let touch = Background { try self.ctl(fixture, ["touch", Self.target, "right-index", "--quality", "1", "--wait", "10"]) }
+    let own = try LoginSuTests.Command.run(
+      try #require(ProcessInfo.processInfo.environment["LOCALAUTH_HARNESS"]),
+      ["--confdir", service, "--service", "localauth-own", "--user", Self.target, "--real-uid", String(targetUID)])
+    #expect(own.output.contains("result: PAM_SUCCESS"), "\(own.output)")
+    let delivered = try touch.result()
+    #expect(delivered.status == 0, "\(delivered.output)")
+    #expect(delivered.output.contains("(\(Self.target) asks for \(Self.target) through localauth-own)"), "\(delivered.output)")
   }
 
   /// Runs localauthctl on the fixture's state folder.

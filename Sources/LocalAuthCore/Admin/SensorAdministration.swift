@@ -1,3 +1,5 @@
+import CSyscalls
+
 /// The administrator's side of the simulated sensor: enrolment captures, and touches or button presses
 /// presented to a waiting prompt.
 ///
@@ -50,9 +52,10 @@ public struct SensorAdministration: Sendable {
   /// Presents `event` to the one prompt waiting for `user` (or to prompt `id`), and returns once that prompt
   /// read it; a touch goes nowhere else.
   ///
-  /// With `wait` > 0 it waits that long for the prompt to appear; an event whose prompt ended before reading it
-  /// is then offered to the next prompt that appears, unless `id` pins the prompt. `readLimit` bounds the wait
-  /// for the prompt to read it.
+  /// Without `id` only a prompt that the user or root asked for is a candidate (the requester's uid is the user's
+  /// or 0): another user's `su USER` takes a touch only when `id` names it. With `wait` > 0 it waits that long for
+  /// the prompt to appear; an event whose prompt ended before reading it is then offered to the next prompt that
+  /// appears, unless `id` pins the prompt. `readLimit` bounds the wait for the prompt to read it.
   public func present(
     _ event: SensorEvent, for user: UserName, prompt id: String? = nil, wait: Double = 0, readLimit: Double = 30
   ) throws(LocalAuthError) -> PromptAnnouncement {
@@ -61,10 +64,14 @@ public struct SensorAdministration: Sendable {
     let end = clock.uptime() + max(wait, 0)
     // Wakes the wait as soon as a prompt is renamed into place.
     let watch = FolderWatch(registry.folder)
+    let ownUID = getpwnam(user.value).map { UInt32($0.pointee.pw_uid) }
+    var othersPrompts: [PromptAnnouncement] = []
     while true {
       watch.drain()
       let waiting = try withStateErrors { () throws(StateError) in try registry.waiting(for: user) }
-      let chosen = id.map { id in waiting.filter { $0.id == id } } ?? waiting
+      let own = waiting.filter { $0.origin.requesterUID == 0 || $0.origin.requesterUID == ownUID }
+      othersPrompts = waiting.filter { !own.contains($0) }
+      let chosen = id.map { id in waiting.filter { $0.id == id } } ?? own
       if chosen.count > 1 { throw .touchDelivery(.severalPrompts(user: user, waiting: chosen)) }
       if let prompt = chosen.first {
         // The prompt may end between the listing and the write: its folder is gone then.
@@ -81,6 +88,7 @@ public struct SensorAdministration: Sendable {
       }
       if clock.uptime() >= end {
         if let id { throw .touchDelivery(.noSuchPrompt(id: id, user: user)) }
+        if !othersPrompts.isEmpty { throw .touchDelivery(.othersPrompts(user: user, waiting: othersPrompts)) }
         throw .touchDelivery(.noPrompt(user: user))
       }
       clock.sleep(min(watch.descriptor >= 0 ? 0.25 : 0.02, end - clock.uptime()), wakingOn: watch.descriptor)
@@ -98,6 +106,8 @@ public enum TouchDeliveryError: Error, Equatable, Sendable, CustomStringConverti
   case severalPrompts(user: UserName, waiting: [PromptAnnouncement])
   /// The prompt ended before it read the event.
   case promptEnded(id: String)
+  /// Only prompts that another user asked for wait (such as their `su USER`): they need `--prompt`.
+  case othersPrompts(user: UserName, waiting: [PromptAnnouncement])
 
   public var description: String {
     switch self {
@@ -107,6 +117,9 @@ public enum TouchDeliveryError: Error, Equatable, Sendable, CustomStringConverti
       "\(waiting.count) prompts are waiting for \(user); choose one with --prompt ID:\n"
         + waiting.map { "  " + $0.summary }.joined(separator: "\n")
     case .promptEnded(let id): "Prompt \(id) ended before it read the touch."
+    case .othersPrompts(let user, let waiting):
+      "No prompt that \(user) or root asked for is waiting for \(user); a prompt another user asked for takes a touch "
+        + "only with --prompt ID:\n" + waiting.map { "  " + $0.summary }.joined(separator: "\n")
     }
   }
 }

@@ -273,10 +273,14 @@ public enum FileSyscalls {
 
   /// Takes an exclusive flock on `path` (created 0600 if missing), waiting at most `seconds`; the lock ends
   /// when the value is released.
+  ///
+  /// In a setuid host run by another user, the wait and the hold are an `UnstoppableSection`: the caller
+  /// cannot stop the process while it holds the lock (docs/RELIABILITY.md).
   public static func lockExclusive(_ path: String, waitingAtMost seconds: Int = lockWaitSeconds) throws(StateError) -> FileLock {
     guard let fd = try openNoFollow(path, flags: O_RDWR | O_CREAT, mode: 0o600) else {
       throw .io(path: path, operation: "create", errno: ENOENT)
     }
+    let section = UnstoppableSection.enter()
     do throws(StateError) {
       let status = try status(of: fd, path: path)
       guard status.isRegular else { throw .insecure(path: path, reason: "it is not a regular file") }
@@ -284,9 +288,10 @@ public enum FileSyscalls {
       try waitForLock(fd, path: path, seconds: seconds)
     } catch {
       close(fd)
+      section.leave()
       throw error
     }
-    return FileLock(fd: fd)
+    return FileLock(fd: fd, section: section)
   }
 
   /// Polls flock(LOCK_EX|LOCK_NB) until it succeeds or `seconds` pass on CLOCK_MONOTONIC, then names the holder.
@@ -329,15 +334,21 @@ public enum FileSyscalls {
 /// An exclusive flock held until `release()` or deinit.
 public final class FileLock {
   private var fd: Int32
+  /// What makes the holder unstoppable by its caller; left once the lock is released.
+  private let section: UnstoppableSection
 
-  init(fd: Int32) { self.fd = fd }
+  init(fd: Int32, section: UnstoppableSection) {
+    self.fd = fd
+    self.section = section
+  }
 
-  /// Releases the lock now.
+  /// Releases the lock now, then lets the caller stop the process again.
   public func release() {
     guard fd >= 0 else { return }
     flock(fd, LOCK_UN)
     close(fd)
     fd = -1
+    section.leave()
   }
 
   deinit { release() }
