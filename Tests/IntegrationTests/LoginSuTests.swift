@@ -220,6 +220,23 @@ extension LoginSuTests {
     var driver: String { LoginSuEnvironment.repositoryRoot.appendingPathComponent("scripts/e2e-ptydrive.py").path }
     let original: Data
     private var createdUsers: [String] = []
+    /// The flock that gives this fixture the shared test users (closed by `tearDown`).
+    private var usersLock: Int32 = -1
+
+    /// Waits (at most 10 minutes) for the shared users' flock, on a file of its own open file description.
+    static func lockUsers() throws -> Int32 {
+      let fd = open("/tmp/localauth-e2e-users.lock", O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+      guard fd >= 0 else { throw SetupError.command("open /tmp/localauth-e2e-users.lock", errno, "") }
+      let deadline = Date().addingTimeInterval(600)
+      while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+        guard Date() < deadline else {
+          close(fd)
+          throw SetupError.command("flock /tmp/localauth-e2e-users.lock", errno, "")
+        }
+        usleep(50_000)
+      }
+      return fd
+    }
 
     /// Sets up the folder, the users (the target with a finger and the passcode) and the stack.
     /// A fresh record needs the passcode before biometry (after a restart, after the enrollment, after 48 idle
@@ -232,6 +249,12 @@ extension LoginSuTests {
       guard let made = mkdtemp(&template) else { throw SetupError.command("mkdtemp", errno, "") }
       folder = String(cString: made)
       original = try Data(contentsOf: URL(fileURLWithPath: program.systemFile))
+      // LoginSuTests, TouchDeliveryTests and ShippedStackTests share these users and run in parallel with each
+      // other: one fixture at a time holds them.
+      do { usersLock = try Self.lockUsers() } catch {
+        try? FileManager.default.removeItem(atPath: folder)
+        throw error
+      }
       do {
         try FileManager.default.createDirectory(
           atPath: state, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
@@ -328,6 +351,8 @@ extension LoginSuTests {
     func tearDown() {
       for user in createdUsers.reversed() { try? Command.check("/usr/sbin/userdel", [user]) }
       createdUsers = []
+      if usersLock >= 0 { close(usersLock) }
+      usersLock = -1
       try? FileManager.default.removeItem(atPath: folder)
       let now = try? Data(contentsOf: URL(fileURLWithPath: program.systemFile))
       if now != original {

@@ -50,11 +50,25 @@ public struct RequestOrigin: Equatable, Sendable {
   ) -> RequestOrigin {
     let uid = getuid()
     let leader = getsid(0)
-    let start = leader > 0 ? FileSyscalls.processStartTime(leader) : nil
+    let start = leaderStart(leader)
     return RequestOrigin(
       service: service, tty: tty, requesterUID: uid, requesterName: userName(of: uid), remoteHost: remoteHost,
       processID: processID, loginSession: auditSession(), sessionLeader: start.map { "\(leader)@\($0)" } ?? "",
       reuseAllowed: start != nil)
+  }
+
+  /// The terminal session leader this process had when last asked and its start time. A process's session
+  /// changes only when it calls setsid, so the leader read first stays its leader (were that pid reused, the
+  /// first start time is the right one).
+  private static let leaderLock = Mutex()
+  nonisolated(unsafe) private static var knownLeader: (pid: pid_t, start: UInt64)?
+
+  private static func leaderStart(_ leader: pid_t) -> UInt64? {
+    guard leader > 0 else { return nil }
+    if let known = leaderLock.withLock({ knownLeader }), known.pid == leader { return known.start }
+    guard let start = FileSyscalls.processStartTime(leader) else { return nil }
+    leaderLock.withLock { knownLeader = (leader, start) }
+    return start
   }
 
   /// The name of `uid` in the passwd database, or nil when it has none.

@@ -1,3 +1,5 @@
+import CSyscalls
+
 /// What authenticating a named user came to: an evaluation's outcome, or "the module does not apply".
 public enum AuthenticationResult: Equatable, Sendable {
   /// The policy was evaluated.
@@ -71,7 +73,9 @@ public struct UserAuthentication {
   /// session and the ledger in `runtimeRoot`, logind, ancestry, and the caller's variables, which can only make
   /// it remote).
   public func remoteSession(runtimeRoot: String) -> RemoteSession.Verdict {
+    // The origin read this process's audit session a moment ago; the helper's origin names its caller instead.
     RemoteSession.detectCurrent(
-      remoteHost: remoteHost, tty: tty, environment: { remoteVariables[$0] }, runtimeRoot: runtimeRoot)
+      remoteHost: remoteHost, tty: tty, environment: { remoteVariables[$0] }, runtimeRoot: runtimeRoot,
+      loginSession: origin.processID == getpid() ? origin.loginSession : nil)
   }
 }

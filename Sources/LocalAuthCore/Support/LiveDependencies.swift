@@ -34,12 +34,13 @@ extension RemoteSession {
   /// variables of `RemoteSession.variables` as `environment` finds them, and this process's login session (with
   /// the session ledger of `runtimeRoot`), logind session and ancestry.
   public static func detectCurrent(
-    remoteHost: String = "", tty: String, environment: (String) -> String?, runtimeRoot: String
+    remoteHost: String = "", tty: String, environment: (String) -> String?, runtimeRoot: String,
+    loginSession: String? = nil
   ) -> Verdict {
     var found: [String: String] = [:]
     for name in variables { found[name] = environment(name) }
     return detect(
-      Input(remoteHost: remoteHost, tty: tty, environment: found, processID: getpid()),
+      Input(remoteHost: remoteHost, tty: tty, environment: found, processID: getpid(), loginSession: loginSession),
       system: .live(runtimeRoot: runtimeRoot))
   }
 }

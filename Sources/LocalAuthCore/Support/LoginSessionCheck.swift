@@ -24,9 +24,11 @@ extension RemoteSession {
 
   /// Why the login session of `pid` (whose audit session is `session`) is remote or not known to be local; nil
   /// when the session part allows a local verdict.
-  static func loginSessionReason(_ pid: Int32, session: UInt32?, _ system: System) -> String? {
+  static func loginSessionReason(
+    _ pid: Int32, session: UInt32?, _ system: System, ancestry: () -> Ancestry
+  ) -> String? {
     guard let session else {
-      guard let stranger = nonRootProcess(from: pid, system) else { return nil }
+      guard let stranger = ancestry().stranger else { return nil }
       return "process \(pid) is in no login session (its audit session is unset) and \(stranger)"
     }
     switch system.sessionLedger(session) {
@@ -49,31 +51,6 @@ extension RemoteSession {
         continue
       }
       return "utmp records a login from \(printable(record.host)) in login session \(session) (pid \(record.pid))"
-    }
-    return nil
-  }
-
-  /// The first of `pid` and its ancestors up to init whose real uid is not root, as a phrase; nil when all are
-  /// root's. A process whose status cannot be read counts as not root's (it may have just exited).
-  static func nonRootProcess(from pid: Int32, _ system: System) -> String? {
-    var current = pid
-    for _ in 0...maximumAncestry {
-      guard let uid = realUID(current, system), let (_, parent) = processStatus(current, system) else {
-        return "the ancestry of process \(current) cannot be read"
-      }
-      if uid != 0 { return current == pid ? "it runs as uid \(uid)" : "its ancestor process \(current) runs as uid \(uid)" }
-      if current == 1 || parent < 1 || parent == current { return nil }
-      current = parent
-    }
-    return "its ancestry is deeper than \(maximumAncestry) processes"
-  }
-
-  /// The real uid of `pid`, from the "Uid:" line of /proc/PID/status (real, effective, saved, filesystem).
-  static func realUID(_ pid: Int32, _ system: System) -> UInt32? {
-    guard let bytes = system.read("/proc/\(pid)/status", 16384) else { return nil }
-    for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") where line.hasPrefix("Uid:") {
-      let fields = line.dropFirst(4).split(whereSeparator: { $0 == "\t" || $0 == " " })
-      return fields.first.flatMap { UInt32(String($0)) }
     }
     return nil
   }

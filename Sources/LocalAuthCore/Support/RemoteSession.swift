@@ -20,13 +20,20 @@ public enum RemoteSession {
     public var environment: [String: String]
     /// The process whose session and ancestry are examined (the PAM application: getpid()).
     public var processID: Int32
+    /// The process's audit session as already read by the caller (RequestOrigin.loginSession: "" for unset); nil
+    /// reads it from /proc.
+    public var loginSession: String?
 
     /// Describes a request.
-    public init(remoteHost: String = "", tty: String = "", environment: [String: String] = [:], processID: Int32) {
+    public init(
+      remoteHost: String = "", tty: String = "", environment: [String: String] = [:], processID: Int32,
+      loginSession: String? = nil
+    ) {
       self.remoteHost = remoteHost
       self.tty = tty
       self.environment = environment
       self.processID = processID
+      self.loginSession = loginSession
     }
   }
 
@@ -50,6 +57,9 @@ public enum RemoteSession {
     public var read: @Sendable (_ path: String, _ limit: Int) -> [UInt8]?
     /// True when the path exists.
     public var exists: @Sendable (_ path: String) -> Bool
+    /// The uid a process runs as, for the ancestry walk: the owner of /proc/PID (its effective uid, or root's for
+    /// a setuid program, whose real uid the walk reads from getuid() when it is this process); nil when gone.
+    public var processOwner: @Sendable (_ pid: Int32) -> UInt32?
 
     /// What the module's session ledger says of an audit session (SessionLedger).
     public var sessionLedger: @Sendable (_ session: UInt32) -> SessionLedger.Lookup
@@ -59,14 +69,17 @@ public enum RemoteSession {
     /// Names the system in the remembered facts (the runtime folder of its ledger).
     var identity: String
 
-    /// Describes a system; by default it has no session ledger.
+    /// Describes a system; by default it has no session ledger, and a process's owner is the real uid of its
+    /// /proc/PID/status, read through `read`.
     public init(
       read: @escaping @Sendable (String, Int) -> [UInt8]?, exists: @escaping @Sendable (String) -> Bool,
+      processOwner: (@Sendable (Int32) -> UInt32?)? = nil,
       sessionLedger: @escaping @Sendable (UInt32) -> SessionLedger.Lookup = { _ in .noLedger },
       remembersProcesses: Bool = false
     ) {
       self.read = read
       self.exists = exists
+      self.processOwner = processOwner ?? { pid in RemoteSession.statusUID(pid, read) }
       self.sessionLedger = sessionLedger
       self.remembersProcesses = remembersProcesses
       self.identity = ""
@@ -78,7 +91,12 @@ public enum RemoteSession {
       let ledger = SessionLedger(root: runtimeRoot, bootID: SystemClock.bootID(readingFrom: SystemClock.bootIDPath))
       var system = System(
         read: { path, limit in try? readSmallFile(path, limit: limit) },
-        exists: { path in access(path, F_OK) == 0 }, sessionLedger: { ledger.lookUp($0) }, remembersProcesses: true)
+        exists: { path in access(path, F_OK) == 0 },
+        processOwner: { pid in
+          var status = stat()
+          return lstat("/proc/\(pid)", &status) == 0 ? status.st_uid : nil
+        },
+        sessionLedger: { ledger.lookUp($0) }, remembersProcesses: true)
       system.identity = runtimeRoot
       return system
     }
@@ -96,10 +114,19 @@ public enum RemoteSession {
     [Int32: (start: UInt64, session: UInt32?, system: String, reason: String?)] = [:]
 
   /// The login-session, logind or ancestry reason for `pid`, from memory when the system allows it.
-  static func processReason(_ pid: Int32, _ system: System) -> String? {
-    let session = auditSession(pid, system)
+  static func processReason(_ pid: Int32, _ system: System, knownSession: String? = nil) -> String? {
+    let session: UInt32? =
+      if let knownSession { knownSession.isEmpty ? nil : UInt32(knownSession) } else { auditSession(pid, system) }
     func compute() -> String? {
-      loginSessionReason(pid, session: session, system) ?? logindReason(pid, system) ?? ancestryReason(pid, system)
+      var walked: Ancestry?
+      func ancestry() -> Ancestry {
+        if let walked { return walked }
+        let facts = walkAncestry(from: pid, system)
+        walked = facts
+        return facts
+      }
+      return loginSessionReason(pid, session: session, system, ancestry: ancestry) ?? logindReason(pid, system)
+        ?? ancestry().daemon
     }
     // This process is always the same process (a forked child has another pid): no start time to read then.
     guard system.remembersProcesses, let start = pid == getpid() ? 0 : FileSyscalls.processStartTime(pid) else {
@@ -133,7 +160,9 @@ public enum RemoteSession {
   public static func detect(_ input: Input, system: System) -> Verdict {
     if !input.remoteHost.isEmpty { return Verdict(isRemote: true, reason: "PAM_RHOST is \(printable(input.remoteHost))") }
     if let reason = utmpReason(input.tty, system) { return Verdict(isRemote: true, reason: reason) }
-    if let reason = processReason(input.processID, system) { return Verdict(isRemote: true, reason: reason) }
+    if let reason = processReason(input.processID, system, knownSession: input.loginSession) {
+      return Verdict(isRemote: true, reason: reason)
+    }
     if let name = variables.first(where: { input.environment[$0] != nil }) {
       return Verdict(isRemote: true, reason: "\(name) is set")
     }
@@ -248,17 +277,45 @@ public enum RemoteSession {
 
   // MARK: Ancestry
 
-  /// "ancestor process N is sshd" when `pid` or one of its ancestors is a network login daemon.
-  static func ancestryReason(_ pid: Int32, _ system: System) -> String? {
+  /// What one walk from a process up to init finds (at most `maximumAncestry` generations).
+  struct Ancestry {
+    /// "ancestor process N is sshd" when the process or one of its ancestors is a network login daemon.
+    var daemon: String?
+    /// Why not every process up to init runs as root ("it runs as uid 1000"); nil when all do.
+    var stranger: String?
+  }
+
+  /// Walks from `pid` up to init once: the first network login daemon, and the first process that does not run
+  /// as root (this process by its real uid, the others by the owner of /proc/PID). A process that cannot be
+  /// read, a loop or a chain too deep counts as not root's.
+  static func walkAncestry(from pid: Int32, _ system: System) -> Ancestry {
+    var facts = Ancestry()
     var current = pid
     for _ in 0...maximumAncestry {
-      guard current >= 1, let (name, parent) = processStatus(current, system) else { return nil }
-      if networkDaemons.contains(name) {
-        let who = current == pid ? "the process \(current)" : "ancestor process \(current)"
-        return "\(who) is \(printable(name))"
+      let owner = current == getpid() ? getuid() : system.processOwner(current)
+      guard current >= 1, let owner, let (name, parent) = processStatus(current, system) else {
+        if facts.stranger == nil { facts.stranger = "the ancestry of process \(current) cannot be read" }
+        return facts
       }
-      guard parent != current else { return nil }
+      if facts.daemon == nil, networkDaemons.contains(name) {
+        facts.daemon = (current == pid ? "the process \(current)" : "ancestor process \(current)") + " is \(printable(name))"
+      }
+      if facts.stranger == nil, owner != 0 {
+        facts.stranger = current == pid ? "it runs as uid \(owner)" : "its ancestor process \(current) runs as uid \(owner)"
+      }
+      if current == 1 || parent < 1 || parent == current { return facts }
       current = parent
+    }
+    if facts.stranger == nil { facts.stranger = "its ancestry is deeper than \(maximumAncestry) processes" }
+    return facts
+  }
+
+  /// The real uid on the "Uid:" line of /proc/PID/status (real, effective, saved, filesystem).
+  static func statusUID(_ pid: Int32, _ read: (String, Int) -> [UInt8]?) -> UInt32? {
+    guard let bytes = read("/proc/\(pid)/status", 16384) else { return nil }
+    for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") where line.hasPrefix("Uid:") {
+      let fields = line.dropFirst(4).split(whereSeparator: { $0 == "\t" || $0 == " " })
+      return fields.first.flatMap { UInt32(String($0)) }
     }
     return nil
   }
