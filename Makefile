@@ -28,7 +28,7 @@ EMBEDDED_FLAGS := -target x86_64-unknown-linux-gnu -enable-experimental-feature 
                   -swift-version 6 -package-name pam_localauth -Osize -Xfrontend -function-sections \
                   -I Sources/CSyscalls -I Sources/CCrypt -I Sources/CDBus -I Sources/CLibCrypto -I Sources/CTPM -I Sources/CPAM \
                   -I $(EMBEDDED_DIR)
-EMBEDDED_LINK  := -shared -fuse-ld=lld -Wl,--version-script=$(CURDIR)/exports.map -Wl,-z,nodelete -Wl,--gc-sections \
+EMBEDDED_LINK  := -shared -fuse-ld=lld -Wl,--version-script="$(CURDIR)/exports.map" -Wl,-z,nodelete -Wl,--gc-sections \
                   -Wl,--icf=all -Wl,-O1 -Wl,-z,pack-relative-relocs -Wl,--no-undefined
 CORE_SOURCES   := $(shell find Sources/LocalAuthCore -name '*.swift' | sort)
 MODULE_SOURCES := $(sort $(wildcard Sources/PAMLocalAuth/*.swift))
@@ -130,7 +130,7 @@ check-load: module helper
 	@if readelf -d $(MODULE) | grep -Eq 'NEEDED.*(libtss2|libsystemd)'; then echo "$(MODULE) links tpm2-tss or libsystemd; it should open them on first use (Sources/CTPM, Sources/CDBus)"; exit 1; fi
 	@if nm -D --undefined-only $(MODULE) | grep -Eq 'swift_|_swift|sigaction|signal'; then echo "$(MODULE) refers to the Swift runtime or installs signal handlers:"; nm -D --undefined-only $(MODULE) | grep -E 'swift|sigaction'; exit 1; fi
 	@$(CLANG) -O1 -Wall -o $(BUILD)/check-load scripts/check-load.c -ldl
-	@$(BUILD)/check-load $(CURDIR)/$(MODULE)
+	@$(BUILD)/check-load "$(CURDIR)/$(MODULE)"
 	@echo "Exports: $$(nm -D --defined-only $(MODULE) | awk '$$2 ~ /^[A-Z]$$/ {print $$3}' | tr '\n' ' ')"
 	@# The setuid helper: libc and libm only, no Swift runtime (it would read SWIFT_* variables), bound at start.
 	@needed=$$(readelf -d $(HELPER) | sed -n 's/.*NEEDED.*\[\(.*\)\]/\1/p' | sort | tr '\n' ' '); \
@@ -141,16 +141,22 @@ check-load: module helper
 	@echo "Helper: $$(stat -c %s $(HELPER)) bytes, libc and libm only, no Swift runtime, bound at start"
 
 # Everything `make test` runs: unit, integration (real PAM), reliability (crash, concurrency, fuzz).
-TEST_ENV := LOCALAUTH_MODULE=$(CURDIR)/$(MODULE) LOCALAUTH_CTL=$(CURDIR)/$(CTL) LOCALAUTH_HARNESS=$(CURDIR)/$(HARNESS) \
-            LOCALAUTH_HELPER=$(CURDIR)/$(HELPER)
+# STAGED runs a command with the built files staged in a folder under /tmp that every user can read
+# (scripts/stage-artifacts.sh) and named in the environment, then removes the folder. The tests run some of them
+# as unprivileged users; staged, they work from a clone in root's 0700 home folder or under a path with spaces.
+# `make test` also makes build/ root's alone (0700) first, as if the clone were in such a folder: a test that has
+# an unprivileged process load anything from the clone itself then fails, wherever the clone is.
+STAGED = stage=$$(scripts/stage-artifacts.sh "$(BUILD)") || exit 1; trap 'rm -rf "$$stage"' EXIT; \
+         LOCALAUTH_MODULE="$$stage/pam_localauth.so" LOCALAUTH_CTL="$$stage/localauthctl" \
+         LOCALAUTH_HARNESS="$$stage/PAMHarness" LOCALAUTH_HELPER="$$stage/localauth-helper"
 
 # The figures the tests print as "RELIABILITY:" lines go to build/reliability.md, only when everything passed;
 # the tests never write the documents (`make figures` copies them into docs/RELIABILITY.md).
-# The everyday inner loop is plain `swift test` (with $(TEST_ENV) for the real-PAM tests); this is the full run.
+# The everyday inner loop is plain `swift test` (with the LOCALAUTH_* variables for the real-PAM tests); this is the full run.
 test: SHELL := /bin/bash -o pipefail
 test: deps module helper tools check-load
-	@mkdir -p $(BUILD) && rm -f $(BUILD)/reliability.md
-	$(TEST_ENV) scripts/login-session.sh $(SWIFT) test 2>&1 | tee $(BUILD)/swift-test.log
+	@mkdir -p $(BUILD) && chmod 0700 $(BUILD) && rm -f $(BUILD)/reliability.md
+	$(STAGED) scripts/login-session.sh $(SWIFT) test 2>&1 | tee $(BUILD)/swift-test.log
 	$(MAKE) --no-print-directory test-extra 2>&1 | tee $(BUILD)/test-extra.log
 	@grep -h '^RELIABILITY:' $(BUILD)/swift-test.log $(BUILD)/test-extra.log | sort \
 	  | scripts/doc-section.sh --render "make test" > $(BUILD)/reliability.md.new && mv $(BUILD)/reliability.md.new $(BUILD)/reliability.md
@@ -183,7 +189,7 @@ test-extra: fuzz-short check-install
 # The real-PAM tests alone (they also run in `make test`): every return-code row through PAMHarness under
 # pam_start_confdir and pamtester under pam_wrapper, chauthtok, sessions, not-root, dlopen and exports, cycles.
 check-pam: deps module helper tools
-	$(TEST_ENV) scripts/login-session.sh $(SWIFT) test --filter IntegrationTests
+	$(STAGED) scripts/login-session.sh $(SWIFT) test --filter IntegrationTests
 
 # 100,000 pam_start/pam_authenticate/pam_end cycles in one process (feature= mode, user root, private state):
 # prints resident memory after warm-up, midway and at the end, and the time per cycle.
@@ -192,7 +198,7 @@ check-cycles: module tools
 	@dir=$$(mktemp -d /tmp/localauth-cycles.XXXXXX); trap 'rm -rf '"$$dir" EXIT; \
 	mkdir -m 0700 $$dir/state; : > $$dir/empty.conf; \
 	printf 'auth [success=done ignore=ignore default=die] %s state_dir=%s conf=%s feature=cycles\nauth required pam_permit.so\n' \
-	  $(CURDIR)/$(MODULE) $$dir/state $$dir/empty.conf > $$dir/localauth-cycles; \
+	  "$(CURDIR)/$(MODULE)" $$dir/state $$dir/empty.conf > $$dir/localauth-cycles; \
 	$(HARNESS) --confdir $$dir --service localauth-cycles --user root --cycles $(CYCLES)
 
 # ---- Reliability: fuzzing, sanitizers, valgrind ----------------------------------------------------
@@ -237,7 +243,7 @@ fuzz-short: fuzz-build
 # and driven through $(VALGRIND_CYCLES) real pam_start/pam_authenticate/pam_end cycles with the ASan runtime preloaded.
 ASAN_RUNTIME = $(shell ls $$(dirname $$(readlink -f $$(which swift)))/../lib/clang/*/lib/linux/libclang_rt.asan-x86_64.so 2>/dev/null | head -1)
 asan: deps module tools
-	$(TEST_ENV) scripts/login-session.sh $(SWIFT) test --sanitize=address --scratch-path .build-asan \
+	$(STAGED) scripts/login-session.sh $(SWIFT) test --sanitize=address --scratch-path .build-asan \
 	  --filter 'LocalAuthCoreTests|PAMLocalAuthTests|ReliabilityTests|IntegrationTests' 2>&1 | tee $(BUILD)/asan-tests.log | tail -5
 	@! grep -q "ERROR: AddressSanitizer" $(BUILD)/asan-tests.log
 	@grep -Eq "Test run with [0-9]+ tests? .*passed" $(BUILD)/asan-tests.log
@@ -289,7 +295,7 @@ pam-cycles-run:
 # As root: a demo user with a finger and a passcode in a private /tmp folder, then pamtester under pam_wrapper
 # through the main scenarios (scripts/demo.sh); nothing under /etc changes. Fails if any step misbehaves.
 demo: deps module tools
-	LOCALAUTH_MODULE=$(CURDIR)/$(MODULE) LOCALAUTH_CTL=$(CURDIR)/$(CTL) bash scripts/demo.sh
+	$(STAGED) bash scripts/demo.sh
 
 # ---- Benchmarks ------------------------------------------------------------------------------------
 # `make bench`: pam_localauth (release, as installed) against pam_permit.so and pam_unix.so, the matcher's
@@ -337,7 +343,7 @@ install: module helper tools
 # The installed tree (DESTDIR), and pam-auth-update --enable/--disable localauth on a staged root with the
 # generated common-auth driven by pamtester (scripts/e2e-install.sh); /etc is never written. Needs root.
 check-install: module helper tools
-	LOCALAUTH_MODULE=$(CURDIR)/$(MODULE) LOCALAUTH_CTL=$(CURDIR)/$(CTL) PAMDIR=$(PAMDIR) bash scripts/e2e-install.sh
+	$(STAGED) PAMDIR=$(PAMDIR) bash scripts/e2e-install.sh
 
 # Takes the profile out of /etc/pam.d/common-* first (only on the live system), then removes the files;
 # the configuration and the state folder stay.

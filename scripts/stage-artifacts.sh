@@ -1,0 +1,15 @@
+#!/bin/sh
+# stage-artifacts.sh BUILD: copies the built module, helper, localauthctl and PAMHarness into a new folder under
+# /tmp that every user can read, and prints its path. The tests run some of them as unprivileged users (a screen
+# locker loads the module, the helper's callers run PAMHarness): from a clone in root's 0700 home folder, or from a
+# path with spaces (which a PAM stack line cannot name), they could not load them from the clone itself. The
+# caller removes the folder.
+set -eu
+build=$1
+stage=$(mktemp -d /tmp/localauth-stage.XXXXXX)
+chmod 0755 "$stage"
+for file in pam_localauth.so localauth-helper localauthctl PAMHarness; do
+  install -m 0755 "$build/$file" "$stage/$file"
+done
+chmod 0644 "$stage/pam_localauth.so"
+echo "$stage"
