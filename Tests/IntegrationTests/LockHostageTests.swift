@@ -78,6 +78,8 @@ extension LockHostageTests {
     var stack: String { folder + "/su" }
     let original: Data
     private var createdUsers: [String] = []
+    /// LockHostageTests and LockStopSweepTests share the users: one fixture at a time holds them.
+    private var usersLock: Int32 = -1
 
     /// `hashCost` is the yescrypt cost of the passcode and of every check (11, the largest, takes seconds).
     init(hashCost: Int = 11) throws {
@@ -85,6 +87,10 @@ extension LockHostageTests {
       guard let made = mkdtemp(&template) else { throw LoginSuTests.SetupError.command("mkdtemp", errno, "") }
       folder = String(cString: made)
       original = try Data(contentsOf: URL(fileURLWithPath: "/etc/pam.d/su"))
+      do { usersLock = try LoginSuTests.Fixture.lockUsers("localauth-lh-users") } catch {
+        try? FileManager.default.removeItem(atPath: folder)
+        throw error
+      }
       do {
         try FileManager.default.createDirectory(
           atPath: state, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
@@ -120,6 +126,8 @@ extension LockHostageTests {
     func tearDown() {
       for user in createdUsers.reversed() { try? LoginSuTests.Command.check("/usr/sbin/userdel", [user]) }
       createdUsers = []
+      if usersLock >= 0 { close(usersLock) }
+      usersLock = -1
       try? FileManager.default.removeItem(atPath: folder)
       if (try? Data(contentsOf: URL(fileURLWithPath: "/etc/pam.d/su"))) != original {
         Issue.record("/etc/pam.d/su changed although the stack was only bound in a private namespace.")

@@ -223,15 +223,17 @@ extension LoginSuTests {
     /// The flock that gives this fixture the shared test users (closed by `tearDown`).
     private var usersLock: Int32 = -1
 
-    /// Waits (at most 10 minutes) for the shared users' flock, on a file of its own open file description.
-    static func lockUsers() throws -> Int32 {
-      let fd = open("/tmp/localauth-e2e-users.lock", O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
-      guard fd >= 0 else { throw SetupError.command("open /tmp/localauth-e2e-users.lock", errno, "") }
+    /// Waits (at most 10 minutes) for the flock of a set of shared test users (/tmp/NAME.lock), on an open file
+    /// description of its own; closing the descriptor lets the next fixture have them.
+    static func lockUsers(_ name: String = "localauth-e2e-users") throws -> Int32 {
+      let path = "/tmp/\(name).lock"
+      let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+      guard fd >= 0 else { throw SetupError.command("open \(path)", errno, "") }
       let deadline = Date().addingTimeInterval(600)
       while flock(fd, LOCK_EX | LOCK_NB) != 0 {
         guard Date() < deadline else {
           close(fd)
-          throw SetupError.command("flock /tmp/localauth-e2e-users.lock", errno, "")
+          throw SetupError.command("flock \(path)", errno, "")
         }
         usleep(50_000)
       }

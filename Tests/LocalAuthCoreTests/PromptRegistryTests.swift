@@ -46,15 +46,21 @@ struct PromptRegistryTests {
     let folder = try TempFolder()
     defer { folder.remove() }
     let registry = PromptRegistry(root: folder.path)
-    let first = try registry.announce(user: alice, modality: .touchID, origin: bob, at: WallTime(seconds: 1))
+    // Two prompts root asked for (login on tty1, and a root tool): both are the user's own candidates.
+    let login = RequestOrigin(service: "login", tty: "tty1", processID: getpid())
+    let first = try registry.announce(user: alice, modality: .touchID, origin: login, at: WallTime(seconds: 1))
     let second = try registry.announce(user: alice, modality: .touchID, origin: RequestOrigin(processID: getpid()), at: WallTime(seconds: 2))
+    // bob's `su alice` waits too: it is never a candidate without --prompt, nor listed among them.
+    let others = try registry.announce(user: alice, modality: .touchID, origin: bob, at: WallTime(seconds: 3))
     let admin = SensorAdministration(stateRoot: folder.path, clock: SystemClock())
     #expect(throws: LocalAuthError.touchDelivery(.severalPrompts(user: alice, waiting: [first, second]))) {
       _ = try admin.present(.cancel, for: alice)
     }
     let text = TouchDeliveryError.severalPrompts(user: alice, waiting: [first, second]).description
     #expect(text.hasPrefix("2 prompts are waiting for alice; choose one with --prompt ID:"))
-    #expect(text.contains("\(first.id)  bob (uid 1001) asks for alice's finger to run su on /dev/pts/4"))
+    #expect(text.contains("\(first.id)  root (uid 0) asks for alice's finger to run login on tty1"), "\(text)")
+    #expect(!text.contains(others.id))
+    registry.withdraw(others.id)
     // The chosen prompt reads it (a reader thread stands in for the prompt's process).
     let reader = DispatchQueue(label: "reader")
     reader.asyncAfter(deadline: .now() + 0.2) {
@@ -64,6 +70,22 @@ struct PromptRegistryTests {
     #expect(throws: LocalAuthError.touchDelivery(.noSuchPrompt(id: "0000beef", user: alice))) {
       _ = try admin.present(.cancel, for: alice, prompt: "0000beef")
     }
+  }
+
+  @Test("Touch: a prompt another user asked for (bob's `su alice`) takes no touch without --prompt, and is named")
+  func othersPromptNeedsItsID() throws {
+    let folder = try TempFolder()
+    defer { folder.remove() }
+    let registry = PromptRegistry(root: folder.path)
+    let others = try registry.announce(user: alice, modality: .touchID, origin: bob, at: WallTime(seconds: 1))
+    let admin = SensorAdministration(stateRoot: folder.path, clock: SystemClock())
+    #expect(throws: LocalAuthError.touchDelivery(.othersPrompts(user: alice, waiting: [others]))) {
+      _ = try admin.present(.cancel, for: alice)
+    }
+    let text = TouchDeliveryError.othersPrompts(user: alice, waiting: [others]).description
+    #expect(text.hasPrefix("No prompt that alice or root asked for is waiting for alice; a prompt another user asked for takes a touch only with --prompt ID:"))
+    #expect(text.contains("\(others.id)  bob (uid 1001) asks for alice's finger to run su on /dev/pts/4"), "\(text)")
+    #expect(try registry.take(from: others.id, now: WallTime(seconds: 1), expiry: 30, log: NullLog()) == nil)
   }
 
   @Test("Touch: an event is read once: of two takers exactly one gets it")
@@ -96,7 +118,8 @@ struct PromptRegistryTests {
     let folder = try TempFolder()
     defer { folder.remove() }
     let registry = PromptRegistry(root: folder.path)
-    let prompt = try registry.announce(user: alice, modality: .touchID, origin: bob, at: WallTime(seconds: 1))
+    let login = RequestOrigin(service: "login", tty: "tty1", processID: getpid())
+    let prompt = try registry.announce(user: alice, modality: .touchID, origin: login, at: WallTime(seconds: 1))
     DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) { registry.withdraw(prompt.id) }
     let admin = SensorAdministration(stateRoot: folder.path, clock: SystemClock())
     #expect(throws: LocalAuthError.touchDelivery(.promptEnded(id: prompt.id))) { _ = try admin.present(.cancel, for: alice, readLimit: 5) }
