@@ -174,8 +174,10 @@ figures:
 	else echo "figures: no $(BUILD)/reliability-heavy.md (make reliability-heavy); its section is left as it was"; fi
 	@echo "figures: docs/RELIABILITY.md updated from $(BUILD)/."
 
-# Checks that are not Swift tests (defined in the sections below); each must fail loudly.
-test-extra: fuzz-short check-install check-deb
+# Checks that are not Swift tests (defined in the sections below); each must fail loudly. check-deb runs last and
+# alone, also under -j: dpkg and pam-auth-update write the live /etc/pam.d and /var/lib/pam, which check-install reads.
+test-extra: fuzz-short check-install
+	$(MAKE) --no-print-directory check-deb
 
 # ---- Real PAM: harness-driven checks beyond `swift test` -------------------------------------------
 .PHONY: check-pam check-cycles

@@ -18,6 +18,8 @@ MULTIARCH=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 MODULE=/usr/lib/$MULTIARCH/security/pam_localauth.so
 PASSES=0
 FAILS=0
+# The toolchain's usr folder (/opt/swift/usr), hidden in a mount namespace to show localauthctl does not need it.
+TOOLCHAIN=$(dirname "$(dirname "$(readlink -f "$(command -v swiftc || echo /opt/swift/usr/bin/swiftc)")")")
 
 die() { echo "check-deb: $*" >&2; exit 1; }
 [ "$(id -u)" -eq 0 ] || die "run as root"
@@ -36,6 +38,7 @@ WORK=$(mktemp -d /tmp/localauth-deb.XXXXXX)
 mkdir "$WORK/saved" "$WORK/pam.d"
 cp -a /etc/pam.d/common-* "$WORK/pam.d/"
 (cd /etc/pam.d && sha256sum common-*) >"$WORK/common.sha256"
+sha256sum /var/lib/pam/* >"$WORK/varlibpam.sha256"
 [ ! -e "$CONF" ] || mv "$CONF" "$WORK/saved/localauth.conf"
 [ ! -e "$STATE" ] || mv "$STATE" "$WORK/saved/state"
 
@@ -85,8 +88,15 @@ pt() { # pt TYPED: pamtester's verdict for root on that service, the line typed 
 }
 refused() { ! pt "$1"; }
 
+# The control for the hidden-toolchain check below: make tools' dynamic localauthctl does not start there.
+DYNAMIC=$(dirname "$0")/../build/localauthctl
+if [ -x "$DYNAMIC" ]; then
+  check "build/localauthctl (make tools, dynamic) does not start with the toolchain hidden (the check's control)" \
+    unshare -m sh -c "mount -t tmpfs none '$TOOLCHAIN' && ! '$DYNAMIC' --help"
+fi
+
 echo "lintian $(basename "$DEB")"
-lintian "$DEB" >"$WORK/lintian.out" 2>&1 || true
+lintian "$DEB" >"$WORK/lintian.out" 2>/dev/null || true
 check "lintian: no error and no warning without an override in debian/" sh -c "! grep -E '^(E|W):' '$WORK/lintian.out'"
 [ ! -s "$WORK/lintian.out" ] || sed 's/^/        /' "$WORK/lintian.out"
 
@@ -105,7 +115,8 @@ for round in 1 2; do
     "man -w 8 pam_localauth && man -w 8 localauthctl && man -w 8 localauth-helper && man -w 5 localauth.conf"
   check "module, helper and localauthctl need only libraries in /lib, /usr/lib, /lib64 (ldd)" \
     libraries_are_debians "$MODULE" /usr/sbin/localauth-helper /usr/sbin/localauthctl
-  check "localauthctl starts without the toolchain's libraries (--version)" /usr/sbin/localauthctl --version
+  check "localauthctl runs with the Swift toolchain hidden ($TOOLCHAIN under an empty tmpfs)" \
+    unshare -m sh -c "mount -t tmpfs none '$TOOLCHAIN' && /usr/sbin/localauthctl --help && /usr/sbin/localauthctl status root"
   check "the profile is registered with pam-auth-update (/var/lib/pam/seen)" grep -qx localauth /var/lib/pam/seen
   check "/etc/pam.d/common-* unchanged by the install (the profiles are Default: no)" common_unchanged
   check "pam-auth-update --enable localauth puts pam_localauth in common-auth" sh -c \
@@ -129,6 +140,7 @@ for round in 1 2; do
   check "purged: no configuration, no state, not known to dpkg" sh -c \
     "[ ! -e $CONF ] && [ ! -e $STATE ] && ! dpkg-query -W -f='\${db:Status-Status}' $PKG 2>/dev/null | grep -qv '^not-installed\$'"
   check "/etc/pam.d/common-* still as before" common_unchanged
+  check "/var/lib/pam (pam-auth-update's record) as before, the profiles forgotten" sha256sum -c --quiet "$WORK/varlibpam.sha256"
 done
 
 echo
