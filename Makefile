@@ -38,7 +38,7 @@ HELPER_LINK    := -fuse-ld=lld -pie -Wl,--gc-sections -Wl,--icf=all -Wl,-O1 -Wl,
                   -Wl,-z,pack-relative-relocs -Wl,--no-undefined
 C_HEADERS      := $(wildcard Sources/CSyscalls/* Sources/CCrypt/* Sources/CDBus/* Sources/CLibCrypto/* Sources/CTPM/* Sources/CPAM/*)
 # Debian packages: what the build needs (the PAM and libxcrypt headers, pkg-config for CPAM, strip/nm/readelf),
-# and what the tests and the demo run (pamtester under pam_wrapper; OpenSSH for the remote-session tests; python3,
+# and what the tests and the demo run (debhelper and lintian for make deb and check-deb; pamtester under pam_wrapper; OpenSSH for the remote-session tests; python3,
 # login and sudo for the pseudo-terminal tests of login(1), su(1) and sudo(8), which a minimal Debian lacks).
 # valgrind and time are installed by `make valgrind` and `make bench` when they run. The keychain tests need swtpm and
 # tpm2-tss's libraries; the keyring tests need gnome-keyring, secret-tool (libsecret-tools) and libpam-gnome-keyring
@@ -48,9 +48,9 @@ BUILD_PACKAGES := libpam0g-dev libcrypt-dev pkg-config binutils
 TEST_PACKAGES  := pamtester libpam-wrapper openssh-server openssh-client python3 login sudo vlock tmux \
                   fprintd libfprint-2-2 python3-dbusmock libpam-fprintd dbus libglib2.0-bin \
                   swtpm libtss2-esys-3.0.2-0 libtss2-mu0 libtss2-tctildr0 libtss2-tcti-swtpm0 libtss2-tcti-device0 \
-                  gnome-keyring libpam-gnome-keyring libsecret-tools
+                  gnome-keyring libpam-gnome-keyring libsecret-tools debhelper lintian
 
-.PHONY: all deps build-prereqs module helper tools check-load test figures reliability-heavy test-extra fuzz-short demo bench touch-latency install uninstall check-install clean
+.PHONY: all deps build-prereqs module helper tools check-load test figures reliability-heavy test-extra fuzz-short demo bench touch-latency install uninstall check-install deb check-deb clean
 
 all: module helper tools
 
@@ -180,8 +180,10 @@ figures:
 	else echo "figures: no $(BUILD)/reliability-heavy.md (make reliability-heavy); its section is left as it was"; fi
 	@echo "figures: docs/RELIABILITY.md updated from $(BUILD)/."
 
-# Checks that are not Swift tests (defined in the sections below); each must fail loudly.
+# Checks that are not Swift tests (defined in the sections below); each must fail loudly. check-deb runs last and
+# alone, also under -j: dpkg and pam-auth-update write the live /etc/pam.d and /var/lib/pam, which check-install reads.
 test-extra: fuzz-short check-install
+	$(MAKE) --no-print-directory check-deb
 
 # ---- Real PAM: harness-driven checks beyond `swift test` -------------------------------------------
 .PHONY: check-pam check-cycles
@@ -352,6 +354,17 @@ uninstall:
 	  echo "pam-auth-update --package --remove localauth localauth-keyring"; pam-auth-update --package --remove localauth localauth-keyring; fi
 	rm -f $(DESTDIR)$(PAMDIR)/pam_localauth.so $(DESTDIR)$(SBINDIR)/localauthctl $(DESTDIR)$(SBINDIR)/localauth-helper \
 	  $(DESTDIR)$(PAMCONFIGSDIR)/localauth $(DESTDIR)$(PAMCONFIGSDIR)/localauth-keyring
+
+# ---- Debian package --------------------------------------------------------------------------------
+# `make deb`: libpam-localauth_<version>_amd64.deb (version from debian/changelog) with dpkg-buildpackage -b from a
+# copy of the tree in build/deb/src; the .deb is copied to the top folder (scripts/build-deb.sh). Installs nothing.
+deb:
+	scripts/build-deb.sh
+
+# As root, undoing everything: the package installed, used, reinstalled, removed and purged, twice; every installed
+# ELF file resolves its libraries in Debian's folders; /etc/pam.d/common-* as they were (scripts/check-deb.sh).
+check-deb: deb
+	scripts/check-deb.sh $(CURDIR)/libpam-localauth_$$(dpkg-parsechangelog -S Version)_amd64.deb
 
 clean:
 	rm -rf $(BUILD) .build .build-module $(EMBEDDED_DIR)
