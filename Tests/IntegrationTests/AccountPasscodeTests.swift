@@ -107,6 +107,11 @@ extension RealPAM {
         let changed = try s.pamtester(
           ["chauthtok(PAM_CHANGE_EXPIRED_AUTHTOK)"], stdin: "\(Self.password)\n\(Self.newPassword)\n\(Self.newPassword)\n")
         #expect(changed.verdict == "pamtester: authentication token altered successfully.", "\(changed.run.stderr)")
+        // The passcode key (of passcode-keyed keychain items) follows the password.
+        #expect(
+          changed.syslog.contains("The passcode key of user \(s.user) now opens with the new password (passcode=account)."),
+          "\(changed.syslog)")
+        #expect(FileManager.default.fileExists(atPath: s.stateDir + "/keychain/" + s.user + "/passcode.key"))
         let old = try s.pamtester(stdin: Self.password + "\n")
         #expect(old.verdict == PAMText.verdict("PAM_AUTH_ERR"), "\(old.run.stderr)")
         #expect(old.conversation.contains("Wrong password."), "\(old.conversation)")
