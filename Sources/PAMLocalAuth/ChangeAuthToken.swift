@@ -22,6 +22,11 @@ enum ChangeAuthToken {
     }
     // A password line after pam_unix that keeps the login secret in step (docs/KEYCHAIN.md).
     if context.options.keychain.captureAuthToken { return LoginSecretLines.passwordChanged(context, userName: rawUser) }
+    // With passcode=account the passcode is the login password, which pam_unix changes: nothing to set here.
+    if context.options.evaluation.passcodeSource == .account {
+      context.log.log(.info, "No separate passcode to change: the passcode is the login password (passcode=account).")
+      return PAMResult.code(for: .notApplicable)
+    }
     guard PAMHandle.userExists(rawUser) else { return PAMResult.code(for: .unknownUser) }
     let user: UserName
     do { user = try UserName(rawUser) } catch { throw .state(error) }

@@ -112,6 +112,18 @@ enum LoginSecretLines {
       let change = try keychain { () throws(KeychainError) -> LoginSecret.ChangeResult in
         try secret.passwordChanged(for: user, from: old, to: new, currentDomainState: record?.domainState)
       }
+      if context.options.evaluation.passcodeSource == .account, !new.isEmpty {
+        // The login password is the passcode: the passcode key follows it (re-sealed when the old one opens it).
+        let orphans = try keychain { () throws(KeychainError) -> [KeychainItem] in
+          try context.dependencies.keychain?.passcodeChanged(
+            for: user, from: old.isEmpty ? nil : old, to: new, hasher: context.options.evaluation.hasher) ?? []
+        }
+        context.log.log(
+          orphans.isEmpty ? .info : .notice,
+          orphans.isEmpty
+            ? "The passcode key of user \(user) now opens with the new password (passcode=account)."
+            : "The passcode key of user \(user) was replaced; \(orphans.count) passcode-keyed item(s) it opened were deleted.")
+      }
       switch change {
       case .none: break
       case .resealed: context.log.log(.info, "The login secret of user \(user) now holds the new password.")

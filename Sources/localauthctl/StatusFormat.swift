@@ -22,7 +22,12 @@ enum StatusFormat {
     rows.append(("Domain state", r.domainState.map { "\($0.prefix(16))… (generation \(r.enrollmentGeneration))" } ?? "none"))
     rows.append(("Biometric failures", "\(r.biometricFailures) of \(r.lockoutThreshold)"))
     rows.append(("Biometry locked out", r.isLockedOut ? "yes (the passcode unlocks it)" : "no"))
-    rows.append(("Passcode", r.passcodeSet ? "set" : "not set"))
+    switch r.passcodeSource {
+    case .separate:
+      rows.append(("Passcode", r.passcodeSet ? "set" : "not set"))
+    case .account:
+      rows.append(("Passcode", "the login password (passcode=account), " + (r.accountRefusal.map { "not usable: \($0)" } ?? "usable")))
+    }
     rows.append(("Passcode failures", "\(r.passcodeFailures)"))
     rows.append(("Next passcode attempt", r.passcodeNextAllowed.map { time($0) } ?? "now"))
     rows.append(("Last success", time(r.lastSuccess)))
@@ -123,6 +128,8 @@ enum StatusFormat {
       ("lockoutThreshold", .int(r.lockoutThreshold)),
       ("lockedOut", .bool(r.isLockedOut)),
       ("passcodeSet", .bool(r.passcodeSet)),
+      ("passcodeSecret", .string(r.passcodeSource == .account ? "account" : "separate")),
+      ("accountPasswordRefusal", .string(r.accountRefusal?.description)),
       ("passcodeFailures", .int(r.passcodeFailures)),
       ("passcodeNextAllowed", time(r.passcodeNextAllowed)),
       ("lastSuccess", time(r.lastSuccess)),

@@ -148,10 +148,10 @@ final class VlockInTmux {
   static let poll: useconds_t = 50_000
   static let deadline: Double = 30
 
-  init(_ sandbox: Sandbox) throws {
+  init(_ sandbox: Sandbox, extraConfig: [String] = []) throws {
     self.sandbox = sandbox
     // The helper's own configuration: a sensor wait long enough for the toucher's touches.
-    world = try HelperWorld(sandbox, extraConfig: ["timeout=10"])
+    world = try HelperWorld(sandbox, extraConfig: ["timeout=10"] + extraConfig)
     vlock = sandbox.root + "/bin/vlock-main"
     pamDir = sandbox.root + "/etc-pam.d"
     socketDir = sandbox.root + "/tmux"

@@ -15,6 +15,8 @@ final class TestWorld {
   /// The matcher; a test may script it instead (ScriptedMatcher).
   var matcher: BiometricMatcher = SimulatedMatcher()
   var settings: EvaluationSettings
+  /// The password database for `passcode=account`; nil keeps the system's.
+  var accountPasswords: AccountPasswords?
   let simulator = BiometricSimulator(worldSeed: 0x5EED)
   var rng: SplitMix64
   let user: UserName
@@ -41,7 +43,9 @@ final class TestWorld {
   }
 
   var dependencies: Dependencies {
-    Dependencies(clock: clock, store: store, sensor: sensor, prompter: prompter, log: log, matcher: matcher)
+    var dependencies = Dependencies(clock: clock, store: store, sensor: sensor, prompter: prompter, log: log, matcher: matcher)
+    if let accountPasswords { dependencies.accountPasswords = accountPasswords }
+    return dependencies
   }
   var evaluator: PolicyEvaluator { PolicyEvaluator(dependencies: dependencies, settings: settings) }
   var admin: Administration { Administration(store: store, clock: clock, settings: settings) }

@@ -22,8 +22,12 @@ public struct StatusReport: Equatable, Sendable {
   public var lockoutThreshold: Int
   /// True when biometry is locked until the passcode is entered.
   public var isLockedOut: Bool
-  /// True when a passcode is set.
+  /// True when a passcode is set (with `passcode=account`: when the login password can be the passcode).
   public var passcodeSet: Bool
+  /// Which secret is the passcode: the module's own, or the login password (`passcode=`).
+  public var passcodeSource: PasscodeSource
+  /// With `passcode=account`, why the login password cannot be the passcode now; nil when it can.
+  public var accountRefusal: AccountRefusal?
   /// Consecutive failed passcode checks.
   public var passcodeFailures: Int
   /// The earliest time of the next passcode attempt, when it lies in the future.
@@ -73,13 +77,15 @@ public struct StatusReport: Equatable, Sendable {
     return StatusReport(
       user: user, record: record, sensor: dependencies.sensor.modality, now: clock.now(), bootID: clock.bootID(),
       settings: settings, deviceOwnerError: try evaluator.canEvaluate(.deviceOwnerAuthentication, for: user),
-      biometricsError: try evaluator.canEvaluate(.deviceOwnerAuthenticationWithBiometrics, for: user))
+      biometricsError: try evaluator.canEvaluate(.deviceOwnerAuthenticationWithBiometrics, for: user),
+      accountRefusal: settings.passcodeSource == .account ? evaluator.accountRefusal(for: user) : nil)
   }
 
   /// Builds a report from a record (nil for a user without a state file).
   public init(
     user: UserName, record: UserRecord?, sensor: Modality?, now: WallTime, bootID: String,
-    settings: EvaluationSettings, deviceOwnerError: AuthErrorCode?, biometricsError: AuthErrorCode?
+    settings: EvaluationSettings, deviceOwnerError: AuthErrorCode?, biometricsError: AuthErrorCode?,
+    accountRefusal: AccountRefusal? = nil
   ) {
     var r = record ?? UserRecord()
     // Shown as the evaluator sees it: times beyond what any rule sets (the clock jumped) capped (FutureTimes).
@@ -94,7 +100,9 @@ public struct StatusReport: Equatable, Sendable {
     self.biometricFailures = r.biometricFailures
     self.lockoutThreshold = settings.lockoutThreshold
     self.isLockedOut = r.isBiometryLockedOut(threshold: settings.lockoutThreshold)
-    self.passcodeSet = r.passcodeHash != nil
+    self.passcodeSource = settings.passcodeSource
+    self.accountRefusal = settings.passcodeSource == .account ? accountRefusal : nil
+    self.passcodeSet = settings.passcodeSource == .account ? accountRefusal == nil : r.passcodeHash != nil
     self.passcodeFailures = r.passcodeFailures
     self.passcodeNextAllowed = r.passcodeNextAllowed.flatMap { $0 > now ? $0 : nil }
     self.lastSuccess = r.lastSuccess

@@ -333,6 +333,11 @@ public enum OptionParser {
       $0.evaluation.biometryMaxAge = s
       return true
     },
+    OptionSpec(key: "passcode", takesValue: true, expected: "separate or account") {
+      guard let source = PasscodeSource(rawValue: $1) else { return false }
+      $0.evaluation.passcodeSource = source
+      return true
+    },
     OptionSpec(key: "hash_cost", takesValue: true, expected: "a yescrypt cost from 1 to 11") {
       guard let n = UInt($1), (1...11).contains(n) else { return false }
       $0.evaluation.hasher = PasscodeHasher(cost: n)

@@ -126,7 +126,7 @@ struct BiometricPrompt {
   /// Face ID "stops trying" after two failures (docs/RULES.md, rule 3), so captures are ignored here; a wait
   /// that times out is a system cancel, like every other sensor wait.
   func awaitButtons() throws(LocalAuthError) -> BiometricPromptResult {
-    let fallback = request.effectiveFallbackTitle ?? "Enter Password"
+    let fallback = request.fallbackTitle(passcode: settings.passcodeSource) ?? "Enter Password"
     try dependencies.prompter.info("Face not recognized. Choose \"\(request.effectiveCancelTitle)\" or \"\(fallback)\".")
     let deadline = nextDeadline()
     while true {

@@ -18,7 +18,7 @@ public enum BiometryStatus: Equatable, Sendable {
     if record.isBiometryLockedOut(threshold: settings.lockoutThreshold) {
       return .unusable(.biometryLockout, .biometryLockedOut(failures: record.biometricFailures))
     }
-    if record.passcodeHash != nil,
+    if record.passcodeHash != nil || settings.passcodeSource == .account,
       let requirement = passcodeRequirement(record: record, now: now, bootID: bootID, settings: settings)
     {
       return .unusable(.biometryLockout, .passcodeRequired(requirement))

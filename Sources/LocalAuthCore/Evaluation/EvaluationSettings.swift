@@ -20,6 +20,8 @@ public struct EvaluationSettings: Equatable, Sendable {
   public var hasher = PasscodeHasher()
   /// The shortest passcode that may be set.
   public var passcodeMinimumLength = 4
+  /// Which secret the passcode prompt checks: the module's own passcode, or the login password (`passcode=`).
+  public var passcodeSource = PasscodeSource.separate
 
   /// Apple's defaults.
   public init() {}
@@ -77,6 +79,13 @@ public struct EvaluationRequest {
       return policy == .deviceOwnerAuthentication ? "Enter Passcode" : "Enter Password"
     }
     return title.isEmpty ? nil : title
+  }
+
+  /// The fallback title shown when the passcode is `source`: with the login password, macOS's default
+  /// "Enter Password" under both policies; a title the caller set, or hid, stays as it is.
+  public func fallbackTitle(passcode source: PasscodeSource) -> String? {
+    guard source == .account, fallbackTitle == nil else { return effectiveFallbackTitle }
+    return "Enter Password"
   }
 
   /// The cancel title shown: nil or empty give "Cancel".

@@ -27,19 +27,20 @@ struct PasscodeCheck {
     if let next = record.passcodeNextAllowed, !(clock.now().seconds >= next.seconds) {
       return try refuseDelayed(until: next)
     }
-    let title = request.effectiveFallbackTitle ?? "Enter Passcode"
+    let account = settings.passcodeSource == .account
+    let title = request.fallbackTitle(passcode: settings.passcodeSource) ?? (account ? "Enter Password" : "Enter Passcode")
     let secret = try dependencies.prompter.secret(title + ": ")
     defer { secret.wipe() }
     if request.cancellation?.isCancelled == true { return .failure(.appCancel, .none) }
     if secret.isEmpty {
-      dependencies.log.log(.notice, "Empty passcode entered for user \(user); not counted.")
+      dependencies.log.log(.notice, "Empty \(noun) entered for user \(user); not counted.")
       return .failure(.authenticationFailed, .none)
     }
     let verdict = try check(secret)
     switch verdict {
     case .accepted:
       request.passcodeCapture?.keep(secret)
-      dependencies.log.log(.info, "Passcode accepted for user \(user).")
+      dependencies.log.log(.info, account ? "Login password accepted as the passcode for user \(user)." : "Passcode accepted for user \(user).")
       return .success(.passcode)
     case .notSet:
       return .failure(.passcodeNotSet, .none)
@@ -48,9 +49,9 @@ struct PasscodeCheck {
     case .wrong(let failures, let repeated, let delayUntil):
       dependencies.log.log(
         .notice,
-        "Wrong passcode for user \(user) (\(failures) consecutive failure\(failures == 1 ? "" : "s")\(repeated ? ", repeated entry not counted" : ""))."
+        "Wrong \(noun) for user \(user) (\(failures) consecutive failure\(failures == 1 ? "" : "s")\(repeated ? ", repeated entry not counted" : ""))."
       )
-      var message = "Wrong passcode."
+      var message = account ? "Wrong password." : "Wrong passcode."
       if let delayUntil {
         message += " Try again in \(describeDuration(delayUntil.since(clock.now())))."
       }
@@ -90,7 +91,7 @@ struct PasscodeCheck {
       // A deadline set while the clock ran ahead is capped (and written back) before it is enforced.
       future = FutureTimes.cap(&record, now: now, longestDelay: longest)
       if let next = record.passcodeNextAllowed, !(now.seconds >= next.seconds) { return .stop(.delayed(until: next)) }
-      guard let stored = record.passcodeHash else { return .stop(.notSet) }
+      guard let stored = storedHash(in: record) else { return .stop(.notSet) }
       let previousUntil = record.passcodeNextAllowed
       record.noteFailure(failure)
       record.passcodeFailures += 1
@@ -111,7 +112,7 @@ struct PasscodeCheck {
     let computed = try? hasher.rehash(secret, like: stored)
     return try updateRecord(in: dependencies.store, request.user) { record throws(LocalAuthError) -> PasscodeVerdict in
       // A passcode set or removed meanwhile is never matched against an entry checked with the old one.
-      guard let current = record.passcodeHash else { return .notSet }
+      guard let current = storedHash(in: record) else { return .notSet }
       guard current == stored else { return .wrong(failures: record.passcodeFailures, repeated: false, delayUntil: nil) }
       if let computed, constantTimeEquals(Array(computed.utf8), Array(stored.utf8)) {
         let now = clock.now()
@@ -141,11 +142,27 @@ struct PasscodeCheck {
     }
   }
 
+  /// The secret's name in messages: "passcode", or "password" when the login password is the passcode.
+  private var noun: String { settings.passcodeSource == .account ? "password" : "passcode" }
+
+  /// The hash an entry is checked against: the record's passcode, or the login password's /etc/shadow hash when
+  /// `passcode=account` (nil when pam_unix would refuse it: locked, expired; `AccountRefusal`).
+  private func storedHash(in record: UserRecord) -> String? {
+    switch settings.passcodeSource {
+    case .separate: return record.passcodeHash
+    case .account:
+      let today = dependencies.clock.now().shadowDay
+      guard case .success(let hash) = dependencies.accountPasswords.usableHash(for: request.user, today: today) else { return nil }
+      return hash
+    }
+  }
+
   private func refuseDelayed(until next: WallTime) throws(LocalAuthError) -> EvaluationOutcome {
     let left = next.since(dependencies.clock.now())
+    let entry = settings.passcodeSource == .account ? "Password" : "Passcode"
     dependencies.log.log(
-      .notice, "Passcode entry for user \(request.user) refused: delayed for \(wholeSeconds(left)) more seconds.")
-    try dependencies.prompter.error("Passcode entry is disabled after repeated failures. Try again in \(describeDuration(left)).")
+      .notice, "\(entry) entry for user \(request.user) refused: delayed for \(wholeSeconds(left)) more seconds.")
+    try dependencies.prompter.error("\(entry) entry is disabled after repeated failures. Try again in \(describeDuration(left)).")
     return .failure(.authenticationFailed, .passcodeDelayed(until: next))
   }
 }

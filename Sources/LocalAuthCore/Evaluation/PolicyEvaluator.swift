@@ -29,9 +29,9 @@ public struct PolicyEvaluator {
         // A passcode requirement is not an error of the sensor; it surfaces only when evaluating.
         if case .passcodeRequired = detail {} else { return code }
       }
-      return record.passcodeHash == nil ? .passcodeNotSet : nil
+      return hasPasscode(record, for: user) ? nil : .passcodeNotSet
     case .deviceOwnerAuthentication:
-      return record.passcodeHash == nil ? .passcodeNotSet : nil
+      return hasPasscode(record, for: user) ? nil : .passcodeNotSet
     }
   }
 
@@ -65,7 +65,7 @@ public struct PolicyEvaluator {
         }
         return finish(.failure(code, detail), request)
       }
-      guard record.passcodeHash != nil else { return finish(.failure(.passcodeNotSet, .none), request) }
+      guard hasPasscode(record, for: user) else { return finish(.failure(.passcodeNotSet, .none), request) }
       guard request.interactionAllowed else { return finish(.failure(.notInteractive, .none), request) }
       guard case .usable(let modality) = biometry else { return finish(.failure(.biometryNotAvailable, .none), request) }
       let prompt = BiometricPrompt(
@@ -89,7 +89,7 @@ public struct PolicyEvaluator {
       return finish(outcome, request)
 
     case .deviceOwnerAuthentication:
-      guard record.passcodeHash != nil else {
+      guard hasPasscode(record, for: user) else {
         settings.hasher.burnEquivalentWork()
         return finish(.failure(.passcodeNotSet, .none), request)
       }
@@ -115,6 +115,23 @@ public struct PolicyEvaluator {
       }
       return finish(
         try PasscodeCheck(dependencies: dependencies, settings: settings, request: request, fresh: fresh).run(), request)
+    }
+  }
+
+  /// Whether `user` has a passcode: the record's own, or with `passcode=account` a login password pam_unix would
+  /// accept today (not locked, not expired: `ShadowEntry.refusal`).
+  public func hasPasscode(_ record: UserRecord, for user: UserName) -> Bool {
+    switch settings.passcodeSource {
+    case .separate: return record.passcodeHash != nil
+    case .account: return accountRefusal(for: user) == nil
+    }
+  }
+
+  /// Why the login password of `user` cannot be the passcode today, or nil when it can.
+  public func accountRefusal(for user: UserName) -> AccountRefusal? {
+    switch dependencies.accountPasswords.usableHash(for: user, today: dependencies.clock.now().shadowDay) {
+    case .success: return nil
+    case .failure(let refusal): return refusal
     }
   }
 

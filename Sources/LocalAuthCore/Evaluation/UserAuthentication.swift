@@ -4,7 +4,8 @@ import CSyscalls
 public enum AuthenticationResult: Equatable, Sendable {
   /// The policy was evaluated.
   case evaluated(EvaluationOutcome)
-  /// The module does not apply to this user (unknown, without a passcode, or without the `feature=`).
+  /// The module does not apply to this user (unknown, without a passcode or a usable login password with
+  /// `passcode=account`, or without the `feature=`).
   case doesNotApply(featureNotEnabled: Bool)
 }
 
@@ -46,16 +47,27 @@ public struct UserAuthentication {
     // docs/RULES.md, "Users the module does not apply to": an unknown user, a user without a passcode and (with
     // feature=) a user without the feature get the same answer — no prompt, no message, no hash, one code —
     // so that nothing tells them apart; the stack's next line then decides as it would for anyone.
+    // With passcode=account, a user applies when the login password is one pam_unix would accept (a record is
+    // not needed: enrolment decides whether the finger is offered); a locked or expired one is refused here,
+    // with one line naming the user and why, and the stack's next line (pam_unix) refuses it as it would.
     let user = (try? UserName(userName)).flatMap { userExists(userName) ? $0 : nil }
     let record = if let user { try dependencies.store.load(user) } else { UserRecord?.none }
+    let evaluator = PolicyEvaluator(dependencies: dependencies, settings: options.evaluation)
+    let account = options.evaluation.passcodeSource == .account
+    let refusal = if let user, account { evaluator.accountRefusal(for: user) } else { AccountRefusal?.none }
     let doesNotApply: String? =
       if user == nil { "the user is unknown" }
       else if let feature = options.feature, record?.features.contains(feature) != true {
         "the user has not enabled protection for feature \(feature)"
-      } else if record?.passcodeHash == nil { "the user has no passcode" }
+      } else if account { refusal.map { "\($0)" } }
+      else if record?.passcodeHash == nil { "the user has no passcode" }
       else { nil }
     guard let user, doesNotApply == nil else {
-      log.log(.info, "pam_localauth does not apply to this user: \(doesNotApply ?? "the user is unknown").")
+      if let user, let refusal, doesNotApply == "\(refusal)" {
+        log.log(.notice, "The login password of user \(user) is refused as the passcode: \(refusal).")
+      } else {
+        log.log(.info, "pam_localauth does not apply to this user: \(doesNotApply ?? "the user is unknown").")
+      }
       return .doesNotApply(featureNotEnabled: options.feature != nil)
     }
     let session = remoteSession(runtimeRoot: options.runtimeRoot)
@@ -65,7 +77,6 @@ public struct UserAuthentication {
       fallbackTitle: options.fallbackTitle, reuseDuration: options.reuseDuration, interactionAllowed: true,
       remote: session.isRemote, origin: origin)
     request.passcodeCapture = passcodeCapture
-    let evaluator = PolicyEvaluator(dependencies: dependencies, settings: options.evaluation)
     return .evaluated(try evaluator.evaluate(request, loaded: record))
   }
 

@@ -14,12 +14,16 @@ public struct Dependencies {
   public var matcher: BiometricMatcher
   /// The users' keychains; nil where there is none (an in-memory test world).
   public var keychain: Keychain?
+  /// The system's password database, for `passcode=account` (/etc/shadow unless a test gives fake entries).
+  public var accountPasswords: AccountPasswords
 
   /// Collects the side effects; the matcher is the simulated one unless a test scripts it.
   public init(
     clock: AuthClock, store: StateStore, sensor: BiometricSensor, prompter: AuthPrompter, log: AuthLog,
-    matcher: BiometricMatcher = SimulatedMatcher(), keychain: Keychain? = nil
+    matcher: BiometricMatcher = SimulatedMatcher(), keychain: Keychain? = nil,
+    accountPasswords: AccountPasswords = SystemAccountPasswords()
   ) {
+    self.accountPasswords = accountPasswords
     self.keychain = keychain
     self.clock = clock
     self.store = store
