@@ -164,7 +164,7 @@ extension LoginSuTests {
   static let marker = "LOCALAUTH-OK-" + userName
   static let markerCommand = "printf 'LOCALAUTH-%s-%s\\n' OK \"$(id -un)\"; exit"
   /// su's finger request names what it approves: the command and the target user (docs/RULES.md, "Intent").
-  static let suFingerPrompt = "Place your finger on the sensor to run `printf [^`\\n]*` as " + userName + " \\(su\\)\\."
+  static let suFingerPrompt = "Place your finger on the sensor to run `'printf [^`\\n]*` as " + userName + " \\(su\\)\\."
 
   /// The program under test and its PAM service file.
   enum Program: String {
