@@ -207,8 +207,8 @@ extension SudoTests {
 
     /// Runs `sudo -k COMMAND` as the user on a pseudo-terminal through `steps`, with the stack and the
     /// drop-in in place. SSH_* variables of the developer's session are removed: they would make the module
-    /// treat the run as remote.
-    func drive(_ steps: [String]) throws -> LoginSuTests.DriveResult {
+    /// treat the run as remote. `command` replaces `sudo -k /bin/sh -c COMMAND` (IntentTests).
+    func drive(_ steps: [String], command: [String]? = nil) throws -> LoginSuTests.DriveResult {
       var arguments = [driver, "--timeout", "15"]
       let executable: String
       if LoginSuEnvironment.namespaces {
@@ -222,7 +222,7 @@ extension SudoTests {
       }
       arguments += ["--as", "\(uid):\(gid)"] + steps
       arguments += ["--", "/usr/bin/env", "-u", "SSH_CONNECTION", "-u", "SSH_CLIENT", "-u", "SSH_TTY"]
-      arguments += [SudoEnvironment.sudo, "-k", "/bin/sh", "-c", SudoTests.command]
+      arguments += command ?? [SudoEnvironment.sudo, "-k", "/bin/sh", "-c", SudoTests.command]
       return LoginSuTests.DriveResult(try LoginSuTests.Command.run(executable, arguments).output)
     }
 
