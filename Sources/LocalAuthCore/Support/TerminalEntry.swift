@@ -16,17 +16,14 @@ public final class TerminalEntry: ParallelEntry {
   private var closed = false
 
   /// Opens the controlling terminal, when it is the one `standardInput` refers to (the application's
-  /// conversation reads it: login, su, sudo), and shows `prompt` with echo off; nil otherwise.
+  /// conversation reads it: login, su, sudo), with echo off; nil otherwise. `prompt` is shown at the first wait.
   public static func open(prompt: String, standardInput: Int32 = 0) -> TerminalEntry? {
-    guard isatty(standardInput) == 1 else { return nil }
+    // tcgetpgrp succeeds only on the caller's controlling terminal (ENOTTY for any other terminal or a pipe).
+    guard isatty(standardInput) == 1, tcgetpgrp(standardInput) >= 0 else { return nil }
     let fd = csyscalls_open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC, 0)
     guard fd >= 0 else { return nil }
-    var mine = stat()
-    var theirs = stat()
     var saved = termios()
-    guard fstat(fd, &mine) == 0, fstat(standardInput, &theirs) == 0, mine.st_rdev == theirs.st_rdev,
-      tcgetattr(fd, &saved) == 0
-    else {
+    guard tcgetattr(fd, &saved) == 0 else {
       CSyscalls.close(fd)
       return nil
     }
@@ -35,7 +32,6 @@ public final class TerminalEntry: ParallelEntry {
       entry.close()
       return nil
     }
-    entry.showPrompt()
     return entry
   }
 
