@@ -92,6 +92,15 @@ struct ParallelPasscodeTests {
     #expect(entry.prompts.last == "Enter Passcode: ")
   }
 
+  @Test("Enter on an empty line is not a passcode: the finger keeps waiting, nothing is counted")
+  func emptyEnter() throws {
+    let (world, entry) = try Self.world([.enter, .sensor])
+    world.present(world.genuine())
+    #expect(try world.evaluate(.deviceOwnerAuthentication) == .success(.biometry))
+    #expect(entry.pending.isEmpty)
+    #expect(try world.record().passcodeFailures == 0)
+  }
+
   @Test("Ctrl-C in the parallel prompt is the Cancel button (userCancel), nothing counted")
   func cancel() throws {
     let (world, entry) = try Self.world([.type("12"), .cancel])

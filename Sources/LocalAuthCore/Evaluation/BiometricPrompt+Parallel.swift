@@ -20,7 +20,8 @@ extension BiometricPrompt {
       ? "Place your finger or enter your \(secret): " : "Look at the camera or enter your \(secret): "
   }
 
-  /// The sensor's next event until `deadline`; with a parallel prompt, also a line typed meanwhile or Cancel.
+  /// The sensor's next event until `deadline`; with a parallel prompt, also a non-empty line typed meanwhile or
+  /// Cancel.
   ///
   /// The entry waits on the sensor's wake descriptor (the simulated sensor's doorbell) and the typing together;
   /// a sensor without one (fprintd) is asked in slices of 50 ms between slices of 100 ms of typing, the typed
@@ -40,6 +41,9 @@ extension BiometricPrompt {
       guard now < deadline.seconds else { return .event(.timeout) }
       let slice = min(deadline.seconds, now + (wake >= 0 ? 0.25 : 0.1))
       switch try entry.next(waitingOn: wake, until: slice) {
+      // Enter on an empty line is not a passcode: the finger keeps waiting (the passcode prompt's own empty
+      // entry, after the finger's step, still fails uncounted as rule 5 says).
+      case .secret(let secret) where secret.isEmpty: continue
       case .secret(let secret): return .typed(secret)
       case .cancelled: return .cancelled
       case .sensorReady, .timedOut:
