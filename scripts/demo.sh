@@ -64,12 +64,13 @@ ctl() { "$CTL" "$@" --state-dir "$STATE" >/dev/null || die "localauthctl $* fail
 # Each demo service is the shipped pam.d/localauth-demo with the module's absolute path, the private state
 # folder, an empty private configuration (so an installed /etc/security/localauth.conf cannot change the
 # demo), a short sensor timeout, `nodelay` (the demo fails on purpose; libpam's 2 s pause after each failure
-# would only slow it down) and the step's own arguments appended to every pam_localauth line.
+# would only slow it down), gui_services= naming the service (pamtester has no terminal: the demo's scripted
+# answers are its UI, docs/RULES.md "Intent") and the step's own arguments appended to every pam_localauth line.
 : >"$WORK/localauth.conf"
 chmod 0600 "$WORK/localauth.conf"
 make_service() {
   local name=$1; shift
-  sed -e "s#\(^[[:space:]]*[a-z]*[[:space:]].*\)pam_localauth\.so\(.*\)\$#\1$MODULE\2 state_dir=$STATE conf=$WORK/localauth.conf timeout=$TIMEOUT nodelay $*#" \
+  sed -e "s#\(^[[:space:]]*[a-z]*[[:space:]].*\)pam_localauth\.so\(.*\)\$#\1$MODULE\2 state_dir=$STATE conf=$WORK/localauth.conf timeout=$TIMEOUT nodelay gui_services=$name $*#" \
     "$ROOT/pam.d/localauth-demo" >"$SERVICES/$name" || die "cannot write $SERVICES/$name"
   grep -q "$MODULE" "$SERVICES/$name" || die "pam.d/localauth-demo has no pam_localauth.so line"
 }

@@ -4,7 +4,10 @@
 Usage: e2e-ptydrive.py [--bind SRC:DST]... [--replace SRC:DST]... [--as UID:GID] [--timeout S] STEP... -- COMMAND...
 Steps: expect:REGEX  send:TEXT (a newline is added)  type:TEXT (no newline; \\x03 and the like are decoded)  eof  kill
        run:SHELL-COMMAND (started in the background as the driver's user, root; waited for when the driver ends)
-       stop / cont (SIGSTOP / SIGCONT to the command's process)  sleep:SECONDS
+       stop / cont (SIGSTOP / SIGCONT to the command's process group)  sleep:SECONDS
+The command runs below /bin/sh on the terminal, in its foreground process group, as a program a user starts
+from a shell: its parent has the same controlling terminal (docs/RULES.md, "Intent"). kill, stop and cont
+signal that process group (the shell and the command).
 --bind mounts SRC over DST (run it inside `unshare --mount`); --replace swaps DST's content for SRC's and
 puts the original back when the driver ends, also on SIGINT, SIGTERM or SIGHUP; a DST that did not exist is
 created with SRC's mode and removed at the end.
@@ -80,7 +83,8 @@ try:
             os.setgid(drop[1])
             os.setuid(drop[0])
             os.environ.update({"HOME": "/", "USER": str(drop[0])})
-        os.execvp(command[0], command)
+        # Not `exec "$@"`: the shell stays the command's parent on the terminal.
+        os.execv("/bin/sh", ["/bin/sh", "-c", '"$@"; exit $?', "sh"] + command)
 
     position = 0
 
@@ -126,19 +130,19 @@ try:
             if time.monotonic() >= deadline:
                 failed = step
         elif kind == "kill":
-            os.kill(pid, signal.SIGKILL)
+            os.killpg(pid, signal.SIGKILL)
         elif kind == "run":
             background.append(subprocess.Popen(["/bin/sh", "-c", value], stdin=subprocess.DEVNULL, stdout=sys.stderr))
         elif kind == "sleep":
             time.sleep(float(value))
         elif kind == "stop":
-            os.kill(pid, signal.SIGSTOP)
+            os.killpg(pid, signal.SIGSTOP)
         elif kind == "cont":
-            os.kill(pid, signal.SIGCONT)
+            os.killpg(pid, signal.SIGCONT)
         if failed:
             break
     if failed:
-        os.kill(pid, signal.SIGKILL)
+        os.killpg(pid, signal.SIGKILL)
     _, raw = os.waitpid(pid, 0)
     pid = None
     status = os.waitstatus_to_exitcode(raw)

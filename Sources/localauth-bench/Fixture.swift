@@ -77,8 +77,11 @@ struct BenchPaths {
   func writeService(_ name: String, _ line: String) throws { try writeStack(name, ["required " + line]) }
 
   /// Writes one service file whose auth stack is `lines` ("control module args"), plus pam_permit for account.
+  /// pamtester answers through pipes, with no terminal: each pam_localauth line names its own service in
+  /// `gui_services=` (docs/RULES.md, "Intent"), so the finger is asked and the check's reads are still made.
   func writeStack(_ name: String, _ lines: [String]) throws {
-    let text = lines.map { "auth " + $0 + "\n" }.joined() + "account required " + securityDir + "/pam_permit.so\n"
+    let marked = lines.map { $0.contains(module) ? $0 + " gui_services=" + name : $0 }
+    let text = marked.map { "auth " + $0 + "\n" }.joined() + "account required " + securityDir + "/pam_permit.so\n"
     try writeFile(confdir + "/" + name, text, mode: 0o644)
   }
 

@@ -82,6 +82,7 @@ enum Bench {
         try LoopBench(paths: paths, user: user, passcode: secret, cost: cost, counts: counts).run(into: &report)
       }
     }
+    section("9", "The intent check's cost (item 9)") { report in IntentBench(counts: counts).run(into: &report) }
     section("5", "Matcher error rates and speed (item 5)") { report in MatcherBench(counts: counts).run(into: &report) }
     if let paths, let user = benchUser {
       section("7", "Unprivileged caller through localauth-helper (item 7)") { report in

@@ -68,6 +68,7 @@ extension LocalAuthCtl {
       case .passcodeRequired(let why): " \(why.message)"
       case .remoteSession: " Biometry is not used in remote sessions."
       case .fallbackChosen: " The fallback button was pressed."
+      case .requestNotVisible: " Biometry is not offered to a request without a terminal or from a background job."
       }
     }
   }

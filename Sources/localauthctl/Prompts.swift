@@ -28,11 +28,11 @@ extension LocalAuthCtl {
           print(user.map { "No prompt is waiting for \($0)." } ?? "No prompt is waiting.")
         } else {
           let now = context.dependencies.clock.now()
-          let rows = [["ID", "USER", "SERVICE", "TTY", "REQUESTER", "PID", "WAITING"]] + waiting.map { p in
+          let rows = [["ID", "USER", "SERVICE", "TTY", "REQUESTER", "PID", "WAITING", "TO APPROVE"]] + waiting.map { p in
             [
               p.id, p.user.value, p.origin.service, p.origin.tty.isEmpty ? "-" : p.origin.tty,
               "\(p.origin.requesterName)(\(p.origin.requesterUID))", String(p.origin.processID),
-              "\(wholeSeconds(now.since(p.started)))s",
+              "\(wholeSeconds(now.since(p.started)))s", p.origin.approval.isEmpty ? "-" : p.origin.approval,
             ]
           }
           print(StatusFormat.table(rows))
@@ -46,7 +46,7 @@ extension LocalAuthCtl {
         ("service", .string(p.origin.service)), ("tty", .string(p.origin.tty)),
         ("requesterUid", .int(Int(p.origin.requesterUID))), ("requester", .string(p.origin.requesterName)),
         ("remoteHost", .string(p.origin.remoteHost)), ("pid", .int(Int(p.origin.processID))),
-        ("started", .number(p.started.seconds)),
+        ("started", .number(p.started.seconds)), ("approval", .string(p.origin.approval)),
       ])
     }
   }

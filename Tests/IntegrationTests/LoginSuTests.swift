@@ -96,7 +96,7 @@ struct LoginSuTests {
     defer { fixture.tearDown() }
     let run = try fixture.drive([
       fixture.touchStep(LoginSuTests.userName, finger: "right-index"),
-      "expect:Place your finger on the sensor to switch user\\.", "expect:" + LoginSuTests.marker, "eof",
+      "expect:" + LoginSuTests.suFingerPrompt, "expect:" + LoginSuTests.marker, "eof",
     ])
     #expect(run.stepsCompleted, "\(run.transcript)")
     #expect(run.exitStatus == 0, "\(run.transcript)")
@@ -163,6 +163,8 @@ extension LoginSuTests {
   /// the typed command cannot fake it.
   static let marker = "LOCALAUTH-OK-" + userName
   static let markerCommand = "printf 'LOCALAUTH-%s-%s\\n' OK \"$(id -un)\"; exit"
+  /// su's finger request names what it approves: the command and the target user (docs/RULES.md, "Intent").
+  static let suFingerPrompt = "Place your finger on the sensor to run `'printf [^`\\n]*` as " + userName + " \\(su\\)\\."
 
   /// The program under test and its PAM service file.
   enum Program: String {
@@ -325,8 +327,9 @@ extension LoginSuTests {
       try Command.check("/usr/sbin/chpasswd", [], input: "\(user):\(password)\n")
     }
 
-    /// Runs the program on a pseudo-terminal through `steps` with the stack in place of the system file.
-    func drive(_ steps: [String]) throws -> DriveResult {
+    /// Runs the program on a pseudo-terminal through `steps` with the stack in place of the system file;
+    /// `command` replaces su's command line (run as the caller; IntentTests).
+    func drive(_ steps: [String], command replacement: [String]? = nil) throws -> DriveResult {
       var arguments = [driver, "--timeout", "15"]
       let executable: String
       if LoginSuEnvironment.namespaces {
@@ -344,7 +347,7 @@ extension LoginSuTests {
         guard let caller = getpwnam(LoginSuTests.callerName) else { throw SetupError.command("getpwnam", 0, "") }
         let command = "printf 'LOCALAUTH-%s-%s\\n' OK \"$(id -un)\""
         arguments += ["--as", "\(caller.pointee.pw_uid):\(caller.pointee.pw_gid)"] + steps
-        arguments += ["--"] + LoginSuTests.localSession + ["/usr/bin/su", LoginSuTests.userName, "-c", command]
+        arguments += ["--"] + LoginSuTests.localSession + (replacement ?? ["/usr/bin/su", LoginSuTests.userName, "-c", command])
       }
       return DriveResult(try Command.run(executable, arguments).output)
     }

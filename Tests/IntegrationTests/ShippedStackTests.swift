@@ -24,7 +24,7 @@ struct ShippedStackTests {
     defer { fixture.tearDown() }
     let run = try fixture.drive([
       fixture.touchStep(LoginSuTests.userName, finger: "right-index"),
-      "expect:Place your finger on the sensor to switch user\\.", "expect:" + LoginSuTests.marker, "eof",
+      "expect:" + LoginSuTests.suFingerPrompt, "expect:" + LoginSuTests.marker, "eof",
     ])
     #expect(run.stepsCompleted, "\(run.transcript)")
     #expect(run.exitStatus == 0, "\(run.transcript)")

@@ -142,6 +142,8 @@ extension SudoTests {
     private(set) var uid: uid_t = 0
     private var gid: gid_t = 0
     private var created = false
+    /// SudoTests and IntentE2ETests share the user: one fixture at a time holds it.
+    private var usersLock: Int32 = -1
 
     /// Sets up the folder, the user and the stack. `passcodeFirst: false` turns the rules that ask the
     /// passcode before biometry (restart, enrollment change, idle, age) off through `conf=`.
@@ -151,6 +153,10 @@ extension SudoTests {
       folder = String(cString: made)
       originalStack = try Data(contentsOf: URL(fileURLWithPath: SudoTests.pamFile))
       originalSudoers = try FileManager.default.contentsOfDirectory(atPath: SudoTests.sudoersFolder).sorted()
+      do { usersLock = try LoginSuTests.Fixture.lockUsers("localauth-sudo-users") } catch {
+        try? FileManager.default.removeItem(atPath: folder)
+        throw error
+      }
       do {
         let manager = FileManager.default
         try manager.createDirectory(atPath: state, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
@@ -207,8 +213,8 @@ extension SudoTests {
 
     /// Runs `sudo -k COMMAND` as the user on a pseudo-terminal through `steps`, with the stack and the
     /// drop-in in place. SSH_* variables of the developer's session are removed: they would make the module
-    /// treat the run as remote.
-    func drive(_ steps: [String]) throws -> LoginSuTests.DriveResult {
+    /// treat the run as remote. `command` replaces `sudo -k /bin/sh -c COMMAND` (IntentTests).
+    func drive(_ steps: [String], command: [String]? = nil) throws -> LoginSuTests.DriveResult {
       var arguments = [driver, "--timeout", "15"]
       let executable: String
       if LoginSuEnvironment.namespaces {
@@ -222,7 +228,7 @@ extension SudoTests {
       }
       arguments += ["--as", "\(uid):\(gid)"] + steps
       arguments += ["--", "/usr/bin/env", "-u", "SSH_CONNECTION", "-u", "SSH_CLIENT", "-u", "SSH_TTY"]
-      arguments += [SudoEnvironment.sudo, "-k", "/bin/sh", "-c", SudoTests.command]
+      arguments += command ?? [SudoEnvironment.sudo, "-k", "/bin/sh", "-c", SudoTests.command]
       return LoginSuTests.DriveResult(try LoginSuTests.Command.run(executable, arguments).output)
     }
 
@@ -234,6 +240,8 @@ extension SudoTests {
         for record in ["/run/sudo/ts/", "/var/lib/sudo/lectured/"] { unlink(record + SudoTests.userName) }
         created = false
       }
+      if usersLock >= 0 { close(usersLock) }
+      usersLock = -1
       try? FileManager.default.removeItem(atPath: folder)
       let stackNow = try? Data(contentsOf: URL(fileURLWithPath: SudoTests.pamFile))
       if stackNow != originalStack {

@@ -30,7 +30,7 @@ struct TouchDeliveryTests {
     let listing = fixture.folder + "/prompts.json"
     let list = [LoginSuEnvironment.ctl, "prompts", Self.target, "--json", "--state-dir", fixture.state].joined(separator: " ")
     let run = try fixture.drive([
-      "expect:\(Self.caller) asks for \(Self.target)'s finger to run su\\.", "expect:Place your finger on the sensor to switch user\\.",
+      "expect:\(Self.caller) asks for \(Self.target)'s finger to run su\\.", "expect:" + LoginSuTests.suFingerPrompt,
       "run:\(list) > \(listing); " + String(fixture.touchStep(Self.target, finger: "right-index").dropFirst(4)),
       "expect:" + LoginSuTests.marker, "eof",
     ])
@@ -59,7 +59,7 @@ struct TouchDeliveryTests {
     // ...and A's own authentication (root's PAMHarness through the same module and state) waits on another.
     let service = fixture.folder + "/pam.d"
     try FileManager.default.createDirectory(atPath: service, withIntermediateDirectories: false)
-    try "auth required \(LoginSuEnvironment.module) state_dir=\(fixture.state) conf=\(fixture.folder)/localauth.conf timeout=5\n"
+    try "auth required \(LoginSuEnvironment.module) state_dir=\(fixture.state) conf=\(fixture.folder)/localauth.conf timeout=5 gui_services=localauth-own\n"
       .write(toFile: service + "/localauth-own", atomically: true, encoding: .utf8)
     let own = Background {
       try LoginSuTests.Command.run(
@@ -106,7 +106,7 @@ struct TouchDeliveryTests {
     // A's own request (real uid A) is reached by the same touch, started before the prompt appears.
     let service = fixture.folder + "/pam.d"
     try FileManager.default.createDirectory(atPath: service, withIntermediateDirectories: false)
-    try "auth required \(LoginSuEnvironment.module) state_dir=\(fixture.state) conf=\(fixture.folder)/localauth.conf timeout=5\n"
+    try "auth required \(LoginSuEnvironment.module) state_dir=\(fixture.state) conf=\(fixture.folder)/localauth.conf timeout=5 gui_services=localauth-own\n"
       .write(toFile: service + "/localauth-own", atomically: true, encoding: .utf8)
     let targetUID = try #require(getpwnam(Self.target)).pointee.pw_uid
     let touch = Background { try self.ctl(fixture, ["touch", Self.target, "right-index", "--quality", "1", "--wait", "10"]) }

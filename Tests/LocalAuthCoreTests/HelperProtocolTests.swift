@@ -33,7 +33,7 @@ struct HelperProtocolTests {
     let details: [FailureDetail] = [
       .none, .passcodeDelayed(until: WallTime(seconds: 1_795_000_000)), .biometryLockedOut(failures: 5),
       .passcodeRequired(.reboot), .passcodeRequired(.enrollmentChange), .passcodeRequired(.lockout), .remoteSession,
-      .fallbackChosen,
+      .fallbackChosen, .requestNotVisible,
     ]
     for code in AuthErrorCode.allCases {
       for detail in details { messages.append(.result(.decided(.evaluated(.failure(code, detail))))) }

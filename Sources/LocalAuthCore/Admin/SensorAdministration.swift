@@ -129,7 +129,8 @@ extension PromptAnnouncement {
   public var summary: String {
     let tty = origin.tty.isEmpty ? "no tty" : origin.tty
     let remote = origin.remoteHost.isEmpty ? "" : ", from \(origin.remoteHost)"
+    let what = origin.approval.isEmpty ? "run \(origin.service)" : origin.approval
     return "\(id)  \(origin.requesterName) (uid \(origin.requesterUID)) asks for \(user)'s \(modality.bodyPart) "
-      + "to run \(origin.service) on \(tty)\(remote), pid \(origin.processID)"
+      + "to \(what) on \(tty)\(remote), pid \(origin.processID)"
   }
 }

@@ -48,7 +48,7 @@ public struct PromptAnnouncement: Equatable, Sendable {
       "requester \(field(origin.requesterName))", "remote-host \(field(origin.remoteHost))",
       "session \(field(origin.loginSession))", "pid \(origin.processID)", "waiter-pid \(waiterPID)",
       "waiter-start \(processStart)",
-      "started \(started)",
+      "started \(started)", "approval \(field(origin.approval))",
     ]
     return Array((lines.joined(separator: "\n") + "\n").utf8)
   }
@@ -69,9 +69,11 @@ public struct PromptAnnouncement: Equatable, Sendable {
       let processStart = UInt64(try value("waiter-start")),
       let started = Double(try value("started")), started.isFinite
     else { throw .corrupt(path: path, reason: "a malformed field") }
-    let origin = RequestOrigin(
+    var origin = RequestOrigin(
       service: try value("service"), tty: try value("tty"), requesterUID: uid, requesterName: try value("requester"),
       remoteHost: try value("remote-host"), processID: pid, loginSession: try value("session"))
+    // Written since the intent rules; an announcement of an older module has none.
+    if let approval = fields["approval"], approval != "-" { origin.approval = approval }
     return PromptAnnouncement(
       id: id, user: user, modality: modality, origin: origin, waiterPID: waiterPID, processStart: processStart,
       started: WallTime(seconds: started))

@@ -31,6 +31,11 @@ public struct Options: Equatable, Sendable {
   public var noDelay = false
   /// The evaluation rules.
   public var evaluation = EvaluationSettings()
+  /// PAM services whose application shows its own prompt without a terminal (`gui_services=`): their requests
+  /// are visible without one (RequestVisibility).
+  public var guiServices = RequestVisibility.defaultGUIServices
+  /// The user presses Enter before the finger is asked for (`confirm`).
+  public var confirm = false
   /// localauth-helper, which the module runs when it cannot read the state itself (an unprivileged caller).
   public var helperPath = Options.defaultHelperPath
 
@@ -341,6 +346,16 @@ public enum OptionParser {
     OptionSpec(key: "hash_cost", takesValue: true, expected: "a yescrypt cost from 1 to 11") {
       guard let n = UInt($1), (1...11).contains(n) else { return false }
       $0.evaluation.hasher = PasscodeHasher(cost: n)
+      return true
+    },
+    OptionSpec(key: "gui_services", takesValue: true, expected: "PAM service names separated by commas") {
+      let names = $1.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+      guard $1.isEmpty || names.allSatisfy(isValidItemName) else { return false }
+      $0.guiServices = $1.isEmpty ? [] : names
+      return true
+    },
+    OptionSpec(key: "confirm", takesValue: false, expected: "") {
+      $0.confirm = boolean($1) ?? true
       return true
     },
     OptionSpec(key: "debug", takesValue: false, expected: "") {

@@ -7,12 +7,14 @@ public enum BiometryStatus: Equatable, Sendable {
 
   /// Decides biometry's status from the sensor, the record and the rules (docs/RULES.md, rules 1, 3 and 6).
   /// `readerItems` are the prints a reader keeps itself (fprintd); nil when the record holds the templates.
+  /// `hidden` is a request the person at the machine cannot see (RequestVisibility).
   public static func of(
-    record: UserRecord, sensor: Modality?, remote: Bool, now: WallTime, bootID: String, settings: EvaluationSettings,
-    readerItems: [String]? = nil
+    record: UserRecord, sensor: Modality?, remote: Bool, hidden: Bool = false, now: WallTime, bootID: String,
+    settings: EvaluationSettings, readerItems: [String]? = nil
   ) -> BiometryStatus {
     guard let modality = sensor else { return .unusable(.biometryNotAvailable, .none) }
     if remote { return .unusable(.biometryNotAvailable, .remoteSession) }
+    if hidden { return .unusable(.biometryNotAvailable, .requestNotVisible) }
     let enrolled = readerItems.map { !$0.isEmpty } ?? record.templates.contains(where: { $0.modality == modality })
     guard enrolled else { return .unusable(.biometryNotEnrolled, .none) }
     if record.isBiometryLockedOut(threshold: settings.lockoutThreshold) {

@@ -20,6 +20,9 @@ public enum FailureDetail: Sendable, Equatable {
   case passcodeRequired(PasscodeRequirement)
   /// Biometry is not offered on a remote session.
   case remoteSession
+  /// Biometry is not offered: the request is not visible to the person at the machine (no terminal, a
+  /// background job, or a program started without the terminal; docs/RULES.md, "Intent").
+  case requestNotVisible
   /// The fallback was pressed under the biometrics-only policy.
   case fallbackChosen
 }

@@ -48,6 +48,10 @@ public struct EvaluationRequest {
   public var interactionAllowed: Bool
   /// True for remote sessions, which never use biometry.
   public var remote: Bool
+  /// True when the person at the machine cannot see the request (RequestVisibility): no biometry, no reuse.
+  public var hidden = false
+  /// True when the user must press Enter before the finger is asked for (`confirm`).
+  public var confirm = false
   /// Set by the caller to cancel a running evaluation (appCancel).
   public var cancellation: CancellationFlag?
   /// Who asks and from where: named on the prompt, stamped on failures, the reuse window's scope.

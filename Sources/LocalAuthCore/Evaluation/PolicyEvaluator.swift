@@ -52,7 +52,7 @@ public struct PolicyEvaluator {
       return outcome
     }
 
-    let biometry = status(of: record, reader, remote: request.remote)
+    let biometry = status(of: record, reader, remote: request.remote, hidden: request.hidden)
     switch request.policy {
     case .deviceOwnerAuthenticationWithBiometrics:
       if case .unusable(let code, let detail) = biometry {
@@ -68,6 +68,7 @@ public struct PolicyEvaluator {
       guard hasPasscode(record, for: user) else { return finish(.failure(.passcodeNotSet, .none), request) }
       guard request.interactionAllowed else { return finish(.failure(.notInteractive, .none), request) }
       guard case .usable(let modality) = biometry else { return finish(.failure(.biometryNotAvailable, .none), request) }
+      guard try confirmed(request, modality) else { return finish(.failure(.userFallback, .fallbackChosen), request) }
       let prompt = BiometricPrompt(
         dependencies: dependencies, settings: settings, request: request, modality: modality, templates: record.templates)
       let result = try prompt.presented { () throws(LocalAuthError) in
@@ -102,6 +103,7 @@ public struct PolicyEvaluator {
       switch biometry {
       case .usable(let modality):
         fresh = nil  // the prompt may take long and another process may count a failure meanwhile
+        guard try confirmed(request, modality) else { break }
         entry = try openParallelEntry(record, modality)
         let prompt = BiometricPrompt(
           dependencies: dependencies, settings: settings, request: request, modality: modality, templates: record.templates,
@@ -157,6 +159,16 @@ public struct PolicyEvaluator {
     }
   }
 
+  /// With `confirm`: the user presses Enter before the reader is claimed and the prompt announced (Howdy's
+  /// request, boltgolt/howdy #218); false when they typed something instead, which chooses the fallback.
+  private func confirmed(_ request: EvaluationRequest, _ modality: Modality) throws(LocalAuthError) -> Bool {
+    guard request.confirm else { return true }
+    let answer = try dependencies.prompter.secret("Press Enter to use your \(modality.bodyPart) to \(request.reason): ")
+    defer { answer.wipe() }
+    if !answer.isEmpty { dependencies.log.log(.info, "User \(request.user) declined the \(modality.bodyPart) at the confirmation.") }
+    return answer.isEmpty
+  }
+
   /// The user's opaque enrollment state (evaluatedPolicyDomainState); nil when nothing is enrolled (rule 8).
   public func domainState(for user: UserName) throws(LocalAuthError) -> String? {
     try dependencies.store.load(user)?.domainState
@@ -167,9 +179,11 @@ public struct PolicyEvaluator {
     try dependencies.store.modify(user) { record throws(LocalAuthError) in record.reuse = nil }
   }
 
-  private func status(of record: UserRecord, _ reader: ReaderEnrollment?, remote: Bool) -> BiometryStatus {
+  private func status(
+    of record: UserRecord, _ reader: ReaderEnrollment?, remote: Bool, hidden: Bool = false
+  ) -> BiometryStatus {
     BiometryStatus.of(
-      record: record, sensor: dependencies.sensor.modality, remote: remote, now: dependencies.clock.now(),
+      record: record, sensor: dependencies.sensor.modality, remote: remote, hidden: hidden, now: dependencies.clock.now(),
       bootID: dependencies.clock.bootID(), settings: settings, readerItems: reader?.items)
   }
 
@@ -206,7 +220,7 @@ public struct PolicyEvaluator {
   }
 
   private func reuse(_ record: UserRecord, _ request: EvaluationRequest) -> EvaluationOutcome? {
-    guard request.reuseDuration > 0, !request.remote, dependencies.sensor.modality != nil, let stamp = record.reuse
+    guard request.reuseDuration > 0, !request.remote, !request.hidden, dependencies.sensor.modality != nil, let stamp = record.reuse
     else { return nil }
     let window = min(request.reuseDuration, EvaluationRequest.maximumReuseDuration)
     let age = dependencies.clock.now().since(stamp.at)

@@ -24,6 +24,11 @@ public struct RequestOrigin: Equatable, Sendable {
   public var sessionLeader: String
   /// False when the session leader could not be read: the request then neither opens nor uses a reuse window.
   public var reuseAllowed: Bool
+  /// What a finger approves ("run `apt upgrade` as root (sudo)", ApprovedCommand); empty when only the service
+  /// is known. Printable ASCII, at most 200 bytes.
+  public var approval: String = "" {
+    didSet { approval = Self.line(approval) }
+  }
 
   /// Describes an origin; every text is reduced to a short printable token (`RequestOrigin.token`).
   public init(
@@ -96,6 +101,13 @@ public struct RequestOrigin: Equatable, Sendable {
   /// tools run as root and ask on the user's behalf).
   public func isOtherRequester(than user: UserName) -> Bool {
     requesterUID != 0 && requesterName != user.value
+  }
+
+  /// `text` as one printable line for the state files and logs: printable ASCII, at most 200 bytes; any other
+  /// byte becomes "?".
+  public static func line(_ text: String) -> String {
+    guard !text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) || text.utf8.count > 200 else { return text }
+    return String(decoding: text.utf8.prefix(200).map { $0 >= 0x20 && $0 < 0x7F ? $0 : UInt8(ascii: "?") }, as: UTF8.self)
   }
 
   /// `text` as a token safe for the state files and logs: printable ASCII without spaces, at most 64 bytes;

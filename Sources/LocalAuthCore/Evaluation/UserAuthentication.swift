@@ -24,6 +24,10 @@ public struct UserAuthentication {
   public var origin: RequestOrigin
   /// The values of `RemoteSession.variables` the caller has; they can only make the session remote.
   public var remoteVariables: [String: String]
+  /// The /proc reads of the intent check and of the approved command (tests feed fake files).
+  public var processes: RequestVisibility.System = .live
+  /// The remote-session decision for a runtime folder; nil for the system's (`remoteSession(runtimeRoot:)`).
+  public var remoteDetection: ((_ runtimeRoot: String) -> RemoteSession.Verdict)?
 
   /// Describes one authentication.
   public init(
@@ -70,12 +74,36 @@ public struct UserAuthentication {
       }
       return .doesNotApply(featureNotEnabled: options.feature != nil)
     }
-    let session = remoteSession(runtimeRoot: options.runtimeRoot)
+    let session = remoteDetection?(options.runtimeRoot) ?? remoteSession(runtimeRoot: options.runtimeRoot)
     if session.isRemote { log.log(.debug, "Remote session for user \(user) (\(session.reason)): biometry is not offered.") }
+    // docs/RULES.md, "Intent": the prompt names what the finger approves, and a request the person at the machine
+    // cannot see gets no finger.
+    var origin = self.origin
+    if let cmdline = processes.read("/proc/\(origin.processID)/cmdline", 1 << 17),
+      let phrase = ApprovedCommand.phrase(cmdline: cmdline, service: service)
+    {
+      origin.approval = phrase
+    }
+    var hidden = false
+    if !session.isRemote, dependencies.sensor.modality != nil {
+      let visibility = RequestVisibility.check(
+        RequestVisibility.Input(service: service, processID: origin.processID, guiServices: options.guiServices),
+        system: processes)
+      hidden = !visibility.isVisible
+      if hidden {
+        log.log(
+          .notice,
+          "No finger is asked of user \(user) for service \(RequestOrigin.token(service)): \(visibility.reason), so "
+            + "the request is not visible at the machine.")
+      }
+    }
     var request = EvaluationRequest(
-      user: user, policy: options.policy, reason: options.reason ?? "authenticate for \(service)",
+      user: user, policy: options.policy,
+      reason: origin.approval.isEmpty ? options.reason ?? "authenticate for \(service)" : origin.approval,
       fallbackTitle: options.fallbackTitle, reuseDuration: options.reuseDuration, interactionAllowed: true,
       remote: session.isRemote, origin: origin)
+    request.hidden = hidden
+    request.confirm = options.confirm
     request.passcodeCapture = passcodeCapture
     return .evaluated(try evaluator.evaluate(request, loaded: record))
   }

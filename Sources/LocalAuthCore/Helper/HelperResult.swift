@@ -55,6 +55,7 @@ public enum HelperResult: Equatable, Sendable {
     case .remoteSession: [4]
     // 5 was a detail that no evaluation gave (facade mode is ModuleOutcome.featureNotEnabled): not reused.
     case .fallbackChosen: [6]
+    case .requestNotVisible: [7]
     }
   }
 
@@ -71,6 +72,7 @@ public enum HelperResult: Equatable, Sendable {
       return .passcodeRequired(requirements[Int(bytes[1])])
     case (4, 1): return .remoteSession
     case (6, 1): return .fallbackChosen
+    case (7, 1): return .requestNotVisible
     default: throw bad
     }
   }

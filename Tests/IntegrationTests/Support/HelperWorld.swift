@@ -18,7 +18,9 @@ struct HelperWorld {
   let etcSecurity: String
 
   /// Installs the helper (mode 4755, or 0755 when `setuid` is false) and writes the configuration the helper
-  /// will read: the sandbox's state folder, a 1 s sensor timeout and `extraConfig`.
+  /// will read: the sandbox's state folder, a 1 s sensor timeout and `extraConfig`. The helper reads no module
+  /// argument, so its `gui_services=` names the sandbox's service here: pamtester's scripted conversation, with
+  /// no terminal, is this test's UI (docs/RULES.md, "Intent"); other services (vlock in tmux) are checked for real.
   init(_ sandbox: Sandbox, setuid: Bool = true, extraConfig: [String] = []) throws {
     self.sandbox = sandbox
     let bin = sandbox.root + "/bin"
@@ -28,7 +30,7 @@ struct HelperWorld {
     chmod(bin, 0o755)
     try Run.checked("/usr/bin/install", ["-o", "root", "-g", "root", "-m", setuid ? "4755" : "0755", Artifacts.helper, helper])
     try Run.checked("/bin/cp", ["-a", "/etc/security", etcSecurity])
-    let config = (["state_dir=" + sandbox.stateDir, "timeout=1"] + extraConfig).joined(separator: "\n") + "\n"
+    let config = (["state_dir=" + sandbox.stateDir, "timeout=1", "gui_services=" + sandbox.service] + extraConfig).joined(separator: "\n") + "\n"
     try config.write(toFile: etcSecurity + "/localauth.conf", atomically: true, encoding: .utf8)
     chmod(etcSecurity + "/localauth.conf", 0o644)
   }

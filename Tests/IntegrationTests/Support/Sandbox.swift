@@ -53,8 +53,14 @@ final class Sandbox {
   /// The module's line with the arguments every test needs (state_dir, conf, a short sensor timeout, and
   /// `nodelay`, so that the many failing scenarios do not each wait libpam's 2 s failure pause; FailDelayTests
   /// writes its own lines without it).
+  ///
+  /// pamtester and PAMHarness answer through pipes, with no controlling terminal: the request would not be visible
+  /// (docs/RULES.md, "Intent") and no finger would be asked. A scripted conversation is this test's UI, so the
+  /// line names the sandbox's service in `gui_services=`, as a display manager's stack would; an argument given
+  /// later (IntentTests) replaces it.
   func moduleLine(_ arguments: [String], type: String = "auth", control: String = "required") -> String {
-    ([type, control, Artifacts.module, "state_dir=" + stateDir, "conf=" + configFile, "timeout=1", "nodelay"] + arguments)
+    ([type, control, Artifacts.module, "state_dir=" + stateDir, "conf=" + configFile, "timeout=1", "nodelay",
+      "gui_services=" + service] + arguments)
       .joined(separator: " ")
   }
 

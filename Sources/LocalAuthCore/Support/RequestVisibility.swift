@@ -1,0 +1,148 @@
+import CSyscalls
+
+/// Decides whether a request is visible to the person in front of the machine, before a finger is asked for
+/// (docs/RULES.md, "Intent"; CVE-2024-37408: a hidden `sudo` must not claim the reader for a touch meant for
+/// something else).
+///
+/// Visible means: the process that called PAM (the module's host; the helper's caller) has a controlling terminal
+/// and is in that terminal's foreground process group; and, when it does not run as root, the program the user
+/// ran (its parent: the shell behind `sudo` or `su`) has the same controlling terminal. A process with no
+/// terminal, a background job, or a program started by something without that terminal (a script run by cron,
+/// a daemon that opened a pseudo-terminal of its own) is not. Services named in `gui_services=` show their own
+/// prompt (display managers, polkit's agent, screen lockers) and are visible without a terminal.
+public enum RequestVisibility {
+  /// What the caller knows about the request.
+  public struct Input: Equatable, Sendable {
+    /// The PAM service.
+    public var service: String
+    /// The process that called PAM.
+    public var processID: Int32
+    /// The services that show their own prompt (`gui_services=`).
+    public var guiServices: [String]
+
+    /// Describes a request.
+    public init(service: String, processID: Int32, guiServices: [String]) {
+      self.service = service
+      self.processID = processID
+      self.guiServices = guiServices
+    }
+  }
+
+  /// The decision and the facts behind it, for the one log line.
+  public struct Verdict: Equatable, Sendable {
+    /// True when the finger may be offered.
+    public var isVisible: Bool
+    /// Why, as a phrase naming the process and its terminal state.
+    public var reason: String
+
+    /// Describes a decision.
+    public init(isVisible: Bool, reason: String) {
+      self.isVisible = isVisible
+      self.reason = reason
+    }
+  }
+
+  /// The reads the check makes, as a function so that tests can feed fake /proc files.
+  public struct System: Sendable {
+    /// The contents of a file of at most `limit` bytes; nil when it is missing, unreadable or larger.
+    public var read: @Sendable (_ path: String, _ limit: Int) -> [UInt8]?
+
+    /// Describes a system.
+    public init(read: @escaping @Sendable (String, Int) -> [UInt8]?) { self.read = read }
+
+    /// The running system.
+    public static var live: System { System(read: { path, limit in try? readSmallFile(path, limit: limit) }) }
+  }
+
+  /// The fields of /proc/PID/stat the check needs.
+  struct ProcessTerminal: Equatable {
+    var name: String
+    var parent: Int32
+    var group: Int32
+    var terminal: Int32
+    var foregroundGroup: Int32
+
+    /// "pts/3", "tty2", or "terminal MAJOR:MINOR" for the device number `tty_nr`.
+    var terminalName: String { RequestVisibility.terminalName(terminal) }
+  }
+
+  /// The default `gui_services=`: services whose application shows its own prompt without a terminal.
+  public static let defaultGUIServices = [
+    "gdm-password", "gdm-fingerprint", "gdm-smartcard", "gdm-autologin", "lightdm", "lightdm-greeter", "sddm",
+    "sddm-greeter", "polkit-1", "xscreensaver", "gnome-screensaver", "cinnamon-screensaver", "mate-screensaver",
+    "xfce4-screensaver", "kde", "kscreenlocker", "swaylock", "i3lock", "hyprlock", "cosmic-greeter", "greetd",
+  ]
+
+  /// Whether the request of `input` is visible, and why.
+  public static func check(_ input: Input, system: System) -> Verdict {
+    let pid = input.processID
+    // Every read is made before deciding, so that each request costs the same (the bench's figure 1i).
+    let process = processTerminal(pid, system)
+    let owner = RemoteSession.statusUID(pid, system.read)
+    let parent = process.flatMap { processTerminal($0.parent, system) }
+    if input.guiServices.contains(input.service) {
+      return Verdict(isVisible: true, reason: "service \(printable(input.service)) shows its own prompt (gui_services)")
+    }
+    guard let process else {
+      return Verdict(isVisible: false, reason: "process \(pid) cannot be read")
+    }
+    let who = "process \(pid) (\(printable(process.name)))"
+    guard process.terminal != 0 else {
+      return Verdict(isVisible: false, reason: "\(who) has no controlling terminal")
+    }
+    guard process.foregroundGroup == process.group else {
+      return Verdict(
+        isVisible: false,
+        reason: "\(who) is in background process group \(process.group) of \(process.terminalName), whose foreground "
+          + "group is \(process.foregroundGroup)")
+    }
+    // A root caller (login started by getty) owns its terminal; root needs nothing from a finger anyway.
+    guard let uid = owner else {
+      return Verdict(isVisible: false, reason: "the owner of \(who) cannot be read")
+    }
+    if uid == 0 {
+      return Verdict(isVisible: true, reason: "\(who) runs as root in the foreground of \(process.terminalName)")
+    }
+    guard let parent else {
+      return Verdict(isVisible: false, reason: "the parent process \(process.parent) of \(who) cannot be read")
+    }
+    let parentName = "its parent process \(process.parent) (\(printable(parent.name)))"
+    guard parent.terminal == process.terminal else {
+      let state = parent.terminal == 0 ? "has no controlling terminal" : "has another terminal, \(parent.terminalName)"
+      return Verdict(
+        isVisible: false, reason: "\(who) is in the foreground of \(process.terminalName) but \(parentName) \(state)")
+    }
+    return Verdict(
+      isVisible: true, reason: "\(who) and \(parentName) are in the foreground of \(process.terminalName)")
+  }
+
+  /// The name, parent, process group, terminal and the terminal's foreground group from /proc/PID/stat
+  /// ("PID (COMM) STATE PPID PGRP SESSION TTY_NR TPGID …"; COMM may hold spaces and ")").
+  static func processTerminal(_ pid: Int32, _ system: System) -> ProcessTerminal? {
+    guard pid >= 1, let bytes = system.read("/proc/\(pid)/stat", 4096),
+      let open = bytes.firstIndex(of: UInt8(ascii: "(")), let close = bytes.lastIndex(of: UInt8(ascii: ")")),
+      open < close
+    else { return nil }
+    let fields = bytes[(close + 1)...].split(separator: UInt8(ascii: " ")).map { String(decoding: $0, as: UTF8.self) }
+    guard fields.count >= 6, let parent = Int32(fields[1]), let group = Int32(fields[2]),
+      let terminal = Int32(fields[4]), let foreground = Int32(fields[5])
+    else { return nil }
+    return ProcessTerminal(
+      name: String(decoding: bytes[(open + 1)..<close], as: UTF8.self), parent: parent, group: group,
+      terminal: terminal, foregroundGroup: foreground)
+  }
+
+  /// The terminal's name for a `tty_nr` device number (Linux's encoding: minor bits 0–7 and 20–31, major 8–19).
+  static func terminalName(_ device: Int32) -> String {
+    let value = UInt32(bitPattern: device)
+    let major = (value >> 8) & 0xFFF
+    let minor = (value & 0xFF) | ((value >> 12) & 0xFFF00)
+    if major >= 136 && major <= 143 { return "pts/\((major - 136) * 256 + minor)" }
+    if major == 4 && minor < 64 { return "tty\(minor)" }
+    if major == 4 { return "ttyS\(minor - 64)" }
+    return "terminal \(major):\(minor)"
+  }
+
+  /// `text` as a log-safe token.
+  static func printable(_ text: String) -> String { RemoteSession.printable(text) }
+}

@@ -1,0 +1,218 @@
+@testable import LocalAuthCore
+import LocalAuthTesting
+import Testing
+
+/// docs/RULES.md, "Intent": a finger approves only what its owner is looking at, and the prompt says what.
+/// The /proc files are fakes: `FakeProc` writes the few lines the check reads.
+@Suite("Intent: visible requests and the approved command")
+struct IntentTests {
+  /// A fake /proc: stat, status and cmdline files per pid.
+  struct FakeProc {
+    var files: [String: [UInt8]] = [:]
+
+    /// A process: its stat line (name, parent, group, terminal device, the terminal's foreground group), its
+    /// real uid and its command line.
+    mutating func add(
+      _ pid: Int32, _ name: String, parent: Int32, group: Int32, tty: Int32, foreground: Int32, uid: UInt32 = 1000,
+      cmdline: [String] = []
+    ) {
+      let session = group
+      files["/proc/\(pid)/stat"] = Array(
+        "\(pid) (\(name)) S \(parent) \(group) \(session) \(tty) \(foreground) 4194560 0 0 0 0 0 0\n".utf8)
+      files["/proc/\(pid)/status"] = Array("Name:\t\(name)\nUid:\t\(uid)\t0\t0\t0\n".utf8)
+      files["/proc/\(pid)/cmdline"] = cmdline.flatMap { Array($0.utf8) + [0] }
+    }
+
+    var system: RequestVisibility.System {
+      let files = files
+      return RequestVisibility.System(read: { path, limit in files[path].flatMap { $0.count <= limit ? $0 : nil } })
+    }
+  }
+
+  /// pts/3 as /proc/PID/stat's tty_nr gives it (major 136, minor 3).
+  static let pts3: Int32 = 136 << 8 | 3
+  static let pts4: Int32 = 136 << 8 | 4
+
+  /// sudo (pid 200, uid 1000) in the foreground of pts/3 below a shell (pid 100) on pts/3.
+  static func foregroundSudo() -> FakeProc {
+    var proc = FakeProc()
+    proc.add(100, "bash", parent: 1, group: 100, tty: pts3, foreground: 200, cmdline: ["-bash"])
+    proc.add(200, "sudo", parent: 100, group: 200, tty: pts3, foreground: 200, cmdline: ["sudo", "apt", "upgrade"])
+    return proc
+  }
+
+  static func check(_ proc: FakeProc, pid: Int32 = 200, service: String = "sudo", gui: [String] = []) -> RequestVisibility.Verdict {
+    RequestVisibility.check(.init(service: service, processID: pid, guiServices: gui), system: proc.system)
+  }
+
+  @Test("a process in the foreground of its terminal, below a shell on the same terminal, is visible")
+  func foreground() {
+    let verdict = Self.check(Self.foregroundSudo())
+    #expect(verdict.isVisible, "\(verdict.reason)")
+    #expect(verdict.reason == "process 200 (sudo) and its parent process 100 (bash) are in the foreground of pts/3")
+  }
+
+  @Test("a process without a controlling terminal is not visible")
+  func noTerminal() {
+    var proc = FakeProc()
+    proc.add(100, "cron", parent: 1, group: 100, tty: 0, foreground: -1, uid: 0)
+    proc.add(200, "su", parent: 100, group: 200, tty: 0, foreground: -1)
+    let verdict = Self.check(proc, service: "su")
+    #expect(!verdict.isVisible)
+    #expect(verdict.reason == "process 200 (su) has no controlling terminal")
+  }
+
+  @Test("a background job of a shell on a terminal is not visible")
+  func background() {
+    var proc = Self.foregroundSudo()
+    proc.add(200, "sudo", parent: 100, group: 200, tty: Self.pts3, foreground: 100)
+    let verdict = Self.check(proc)
+    #expect(!verdict.isVisible)
+    #expect(verdict.reason == "process 200 (sudo) is in background process group 200 of pts/3, whose foreground group is 100")
+  }
+
+  @Test("a program started by a process without a terminal (a daemon opening a pseudo-terminal) is not visible")
+  func parentWithoutTerminal() {
+    var proc = Self.foregroundSudo()
+    proc.add(100, "python3", parent: 1, group: 90, tty: 0, foreground: -1)
+    let verdict = Self.check(proc)
+    #expect(!verdict.isVisible)
+    #expect(verdict.reason == "process 200 (sudo) is in the foreground of pts/3 but its parent process 100 (python3) has no controlling terminal")
+    proc.add(100, "tmux", parent: 1, group: 90, tty: Self.pts4, foreground: 90)
+    #expect(Self.check(proc).reason.hasSuffix("has another terminal, pts/4"))
+    #expect(!Self.check(proc).isVisible)
+  }
+
+  @Test("a root caller in the foreground (login started by getty) needs no parent on the terminal")
+  func rootCaller() {
+    var proc = FakeProc()
+    proc.add(200, "login", parent: 1, group: 200, tty: 4 << 8 | 2, foreground: 200, uid: 0)
+    let verdict = Self.check(proc, service: "login")
+    #expect(verdict.isVisible)
+    #expect(verdict.reason == "process 200 (login) runs as root in the foreground of tty2")
+  }
+
+  @Test("a service named in gui_services is visible without a terminal; a process that cannot be read is not")
+  func guiServiceAndUnreadable() {
+    var proc = FakeProc()
+    proc.add(200, "gdm-session-wor", parent: 1, group: 1, tty: 0, foreground: -1, uid: 0)
+    #expect(Self.check(proc, service: "gdm-password", gui: RequestVisibility.defaultGUIServices).isVisible)
+    #expect(!Self.check(proc, service: "gdm-password", gui: []).isVisible)
+    #expect(Self.check(FakeProc()).reason == "process 200 cannot be read")
+    #expect(!Self.check(FakeProc()).isVisible)
+  }
+
+  // MARK: The approved command
+
+  static func phrase(_ arguments: [String], service: String = "sudo") -> String? {
+    ApprovedCommand.phrase(cmdline: arguments.flatMap { Array($0.utf8) + [0] }, service: service)
+  }
+
+  @Test("sudo's and su's command lines become what the finger approves")
+  func phrases() {
+    #expect(Self.phrase(["sudo", "apt", "upgrade"]) == "run `apt upgrade` as root (sudo)")
+    #expect(Self.phrase(["/usr/bin/sudo", "-k", "-u", "bob", "--", "id", "-un"]) == "run `id -un` as bob (sudo)")
+    #expect(Self.phrase(["sudo", "-Eu", "alice", "sh", "-c", "echo hi"]) == "run `sh -c 'echo hi'` as alice (sudo)")
+    #expect(Self.phrase(["sudo", "--user=carol", "-i"]) == "open a shell as carol (sudo)")
+    #expect(Self.phrase(["sudo", "-v"]) == "run `sudo -v` (sudo)")
+    #expect(Self.phrase(["su", "alice", "-c", "id"], service: "su") == "run `id` as alice (su)")
+    #expect(Self.phrase(["su", "-", "alice"], service: "su") == "open a shell as alice (su)")
+    #expect(Self.phrase(["su"], service: "su-l") == "open a shell as root (su-l)")
+    #expect(Self.phrase(["vlock"], service: "vlock") == nil)
+  }
+
+  @Test("a hostile command line cannot forge the prompt: escapes, newlines and backticks are escaped, the length is capped")
+  func hostileCommandLine() throws {
+    let hostile = "id\n\u{1B}[2K\rPlace your finger on the sensor to `ls`\u{202E}"
+    let phrase = try #require(Self.phrase(["sudo", hostile]))
+    #expect(phrase.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F })
+    #expect(phrase.utf8.filter { $0 == UInt8(ascii: "`") }.count == 2)
+    #expect(phrase.hasPrefix("run `'id\\x0a\\x1b[2K\\x0dPlace your finger on the sensor to \\x60ls\\x60"))
+    let long = try #require(Self.phrase(["sudo", String(repeating: "a", count: 500)]))
+    let command = long.dropFirst("run `".count).prefix { $0 != "`" }
+    #expect(command.count == ApprovedCommand.maximumLength)
+    #expect(command.hasSuffix("..."))
+    #expect(ApprovedCommand.escape([Array("a\\b".utf8)]) == "a\\x5cb")
+  }
+
+  // MARK: Through an authentication
+
+  static func authenticate(
+    _ world: TestWorld, _ proc: FakeProc, policy: AuthPolicy, confirm: Bool = false, pid: Int32 = 200
+  ) throws -> AuthenticationResult {
+    var options = Options()
+    options.policy = policy
+    options.evaluation = world.settings
+    options.confirm = confirm
+    var authentication = UserAuthentication(
+      userName: world.user.value, service: "sudo", tty: "/dev/pts/3", remoteHost: "",
+      origin: RequestOrigin(service: "sudo", tty: "/dev/pts/3", requesterUID: 1000, requesterName: world.user.value, processID: pid),
+      remoteVariables: [:])
+    authentication.processes = proc.system
+    authentication.remoteDetection = { _ in RemoteSession.Verdict(isRemote: false, reason: "a test") }
+    return try authentication.run(options: options, dependencies: world.dependencies, userExists: { _ in true })
+  }
+
+  @Test("a hidden request under deviceOwnerAuthentication gets the passcode at once, with one log line")
+  func hiddenGetsPasscode() throws {
+    let world = try TestWorld()
+    try world.prime()
+    world.present(world.genuine())
+    world.prompter.enqueue(TestWorld.passcode)
+    var proc = Self.foregroundSudo()
+    proc.add(200, "sudo", parent: 100, group: 200, tty: Self.pts3, foreground: 100, cmdline: ["sudo", "-k", "id"])
+    #expect(try Self.authenticate(world, proc, policy: .deviceOwnerAuthentication) == .evaluated(.success(.passcode)))
+    #expect(world.sensor.pending.count == 1)  // the finger was never read
+    #expect(!world.prompter.transcript.contains { $0.contains("Place your finger") })
+    let lines = world.log.lines.filter { $0.contains("No finger is asked") }
+    #expect(lines == [
+      "No finger is asked of user alice for service sudo: process 200 (sudo) is in background process group 200 of "
+        + "pts/3, whose foreground group is 100, so the request is not visible at the machine."
+    ])
+  }
+
+  @Test("a hidden request under deviceOwnerAuthenticationWithBiometrics is biometryNotAvailable")
+  func hiddenBiometricsOnly() throws {
+    let world = try TestWorld()
+    try world.prime()
+    world.present(world.genuine())
+    var proc = FakeProc()
+    proc.add(200, "sudo", parent: 1, group: 200, tty: 0, foreground: -1, cmdline: ["sudo", "id"])
+    #expect(
+      try Self.authenticate(world, proc, policy: .deviceOwnerAuthenticationWithBiometrics)
+        == .evaluated(.failure(.biometryNotAvailable, .requestNotVisible)))
+    #expect(world.sensor.pending.count == 1)
+  }
+
+  @Test("a visible request asks for the finger and names the command")
+  func visibleNamesCommand() throws {
+    let world = try TestWorld()
+    try world.prime()
+    world.present(world.genuine())
+    #expect(try Self.authenticate(world, Self.foregroundSudo(), policy: .deviceOwnerAuthentication) == .evaluated(.success(.biometry)))
+    #expect(world.shown("info: ").last == "info: Place your finger on the sensor to run `apt upgrade` as root (sudo).")
+  }
+
+  @Test("confirm: Enter asks for the finger; anything typed instead goes to the passcode")
+  func confirm() throws {
+    let world = try TestWorld()
+    try world.prime()
+    world.present(world.genuine())
+    world.prompter.enqueue("")
+    #expect(try Self.authenticate(world, Self.foregroundSudo(), policy: .deviceOwnerAuthentication, confirm: true) == .evaluated(.success(.biometry)))
+    #expect(world.prompter.prompts.last == "prompt: Press Enter to use your finger to run `apt upgrade` as root (sudo): ")
+    world.present(world.genuine())
+    world.prompter.enqueue("x", TestWorld.passcode)
+    #expect(try Self.authenticate(world, Self.foregroundSudo(), policy: .deviceOwnerAuthentication, confirm: true) == .evaluated(.success(.passcode)))
+    #expect(world.sensor.pending.count == 1)
+  }
+
+  @Test("gui_services and confirm parse; a bad service name is an error")
+  func options() throws {
+    #expect(try OptionParser.parse(arguments: ["gui_services=a,b-c"], readFile: { _ in nil }).options.guiServices == ["a", "b-c"])
+    #expect(try OptionParser.parse(arguments: ["gui_services="], readFile: { _ in nil }).options.guiServices == [])
+    #expect(try OptionParser.parse(arguments: ["confirm"], readFile: { _ in nil }).options.confirm)
+    #expect(throws: ConfigError.self) { try OptionParser.parse(arguments: ["gui_services=a b"], readFile: { _ in nil }) }
+    #expect(Options().guiServices.contains("gdm-password") && !Options().guiServices.contains("login"))
+  }
+}
