@@ -2,7 +2,7 @@
 """e2e-ptydrive.py: runs a command on a pseudo-terminal and follows a script of expect/send steps.
 
 Usage: e2e-ptydrive.py [--bind SRC:DST]... [--replace SRC:DST]... [--as UID:GID] [--timeout S] STEP... -- COMMAND...
-Steps: expect:REGEX  send:TEXT (a newline is added)  eof  kill
+Steps: expect:REGEX  send:TEXT (a newline is added)  type:TEXT (no newline; \\x03 and the like are decoded)  eof  kill
        run:SHELL-COMMAND (started in the background as the driver's user, root; waited for when the driver ends)
        stop / cont (SIGSTOP / SIGCONT to the command's process group)  sleep:SECONDS
 The command runs below /bin/sh on the terminal, in its foreground process group, as a program a user starts
@@ -121,6 +121,9 @@ try:
         elif kind == "send":
             time.sleep(0.1)
             os.write(fd, value.encode() + b"\n")
+        elif kind == "type":
+            time.sleep(0.1)
+            os.write(fd, value.encode().decode("unicode_escape").encode("latin-1"))
         elif kind == "eof":
             while time.monotonic() < deadline and read_more(deadline):
                 pass

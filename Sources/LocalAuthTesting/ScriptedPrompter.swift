@@ -23,6 +23,18 @@ public final class ScriptedPrompter: AuthPrompter, @unchecked Sendable {
     }
   }
 
+  /// The parallel prompt handed out when the evaluator asks for one; nil: none (the default prompter's answer).
+  public var parallelEntry: ScriptedEntry?
+  /// How many times a parallel prompt was asked for.
+  public private(set) var parallelRequests = 0
+
+  public func openParallelEntry(_ prompt: String) throws(LocalAuthError) -> ParallelEntry? {
+    lock.withLock { parallelRequests += 1 }
+    guard let parallelEntry else { return nil }
+    parallelEntry.show(prompt)
+    return parallelEntry
+  }
+
   /// The prompts asked so far.
   public var prompts: [String] { lock.withLock { transcript.filter { $0.hasPrefix("prompt: ") } } }
 }

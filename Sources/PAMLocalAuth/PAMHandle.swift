@@ -143,6 +143,8 @@ struct PAMHandle {
 /// delay) and prompts do not, since hiding them would leave the user guessing.
 final class ConversationPrompter: AuthPrompter {
   let handle: PAMHandle
+  /// The parallel prompt on the terminal, whose line is ended before the conversation writes to the terminal.
+  private var entry: TerminalEntry?
 
   init(handle: PAMHandle) { self.handle = handle }
 
@@ -166,7 +168,15 @@ final class ConversationPrompter: AuthPrompter {
     return answer
   }
 
+  /// A parallel prompt read from the controlling terminal, when the application's standard input is that
+  /// terminal (login, su, sudo: their conversation reads it); nil for any other conversation (a display manager).
+  func openParallelEntry(_ prompt: String) throws(LocalAuthError) -> ParallelEntry? {
+    entry = TerminalEntry.open(prompt: prompt)
+    return entry
+  }
+
   private func converse(style: CInt, _ text: String) throws(LocalAuthError) -> SecretBytes? {
+    entry?.lineDone()
     do { return try handle.converse(style: style, text) } catch { throw .prompt(error) }
   }
 }

@@ -101,7 +101,7 @@ struct IntentE2ETests {
     #expect(run.stepsCompleted, "\(run.transcript)")
     #expect(run.exitStatus == 0, "\(run.transcript)")
     #expect(!run.transcript.utf8.contains(0x1B), "\(run.transcript)")
-    let fingerLines = run.transcript.split(separator: "\n").filter { $0.contains("Place your finger") }
+    let fingerLines = run.transcript.split(separator: "\n").filter { $0.contains("Place your finger on the sensor") }
     #expect(fingerLines.count == 1, "\(run.transcript)")
     #expect(fingerLines.first?.hasPrefix("Place your finger on the sensor to run `/bin/sh -c 'printf ") == true, "\(run.transcript)")
     // The newline and the escape sequence are shown, not obeyed; the 80-character cap cuts the rest.

@@ -71,7 +71,7 @@ extension RemoteSessionTests {
     let run = try fixture.console(fixture.consoleSudoSteps(sudos: 1))
     #expect(run.stepsCompleted, "\(run.transcript)")
     #expect(!run.transcript.contains("Enter Passcode"), "\(run.transcript)")
-    #expect(run.transcript.components(separatedBy: "Place your finger").count == 3, "\(run.transcript)")
+    #expect(run.transcript.components(separatedBy: "Place your finger on the sensor").count == 3, "\(run.transcript)")
   }
 
   @Test("the reuse window is not inherited by a later terminal that got the same number, nor over SSH")
@@ -82,7 +82,7 @@ extension RemoteSessionTests {
     // is reused; then the terminal is closed without a logout (its shell killed).
     let first = try fixture.terminal(sudos: 2)
     #expect(first.stepsCompleted, "\(first.transcript)")
-    #expect(first.transcript.components(separatedBy: "Place your finger").count == 2, "\(first.transcript)")
+    #expect(first.transcript.components(separatedBy: "Place your finger on the sensor").count == 2, "\(first.transcript)")
     let number = Self.terminalName(first.transcript)
     #expect(number != nil, "\(first.transcript)")
     // The next terminals: each must be asked for the finger again; one of them gets the same pts number (the

@@ -23,6 +23,7 @@ extension Options {
     lines.append("hash_cost=\(e.hasher.cost)")
     lines.append("debug=\(debug ? "yes" : "no")")
     lines.append("nodelay=\(noDelay ? "yes" : "no")")
+    lines.append("parallel_passcode=\(e.parallelPasscode ? "yes" : "no")")
     lines.append("helper=\(helperPath)")
     return lines
   }

@@ -59,6 +59,9 @@ public protocol BiometricSensor: AnyObject {
   /// What the prompt asks the user to do ("Place your finger on the Goodix reader"), or nil for the modality's
   /// own instruction.
   func instruction(for user: UserName) -> String?
+  /// A descriptor that becomes readable when an event may be waiting for `user`'s prompt, or -1 when there is
+  /// none to wait on (then a parallel prompt asks the sensor in short slices).
+  func wakeDescriptor(for user: UserName) -> Int32
 }
 
 extension BiometricSensor {
@@ -70,6 +73,8 @@ extension BiometricSensor {
   public func readerEnrollment(for user: UserName) -> ReaderEnrollment? { nil }
   /// The modality's instruction.
   public func instruction(for user: UserName) -> String? { nil }
+  /// No descriptor to wait on.
+  public func wakeDescriptor(for user: UserName) -> Int32 { -1 }
 
   /// The default ignores the flag; the caller checks it after the event (sensors that wait override this).
   public func nextEvent(for user: UserName, deadline: WallTime, cancellation: CancellationFlag?) throws(LocalAuthError) -> SensorEvent {

@@ -52,6 +52,9 @@ public final class SpoolSensor: BiometricSensor, @unchecked Sendable {
     try nextEvent(for: user, deadline: deadline, cancellation: nil)
   }
 
+  /// The doorbell of the prompt waiting for `user`: it rings when `localauthctl touch` presents an event.
+  public func wakeDescriptor(for user: UserName) -> Int32 { lock.withLock { open[user]?.doorbell.descriptor ?? -1 } }
+
   /// Waits for an event presented to this process's prompt for `user` until `deadline` (on `clock.uptime()`)
   /// or the caller's cancellation; without an announced prompt nothing can arrive.
   public func nextEvent(for user: UserName, deadline: WallTime, cancellation: CancellationFlag?) throws(LocalAuthError) -> SensorEvent {

@@ -366,5 +366,9 @@ public enum OptionParser {
       $0.noDelay = boolean($1) ?? true
       return true
     },
+    OptionSpec(key: "parallel_passcode", takesValue: false, expected: "") {
+      $0.evaluation.parallelPasscode = boolean($1) ?? true
+      return true
+    },
   ]
 }

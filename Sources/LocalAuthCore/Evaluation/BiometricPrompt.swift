@@ -16,6 +16,8 @@ enum BiometricPromptResult: Equatable {
   case appCancel
   /// The reader went away or failed during the prompt (the reason, for the log).
   case readerLost(String)
+  /// A passcode was typed and entered while the sensor waited (`parallel_passcode`).
+  case passcode(TypedPasscode)
 }
 
 /// Runs one biometric prompt: waits for captures, matches them, counts failures across processes.
@@ -25,6 +27,8 @@ struct BiometricPrompt {
   let request: EvaluationRequest
   let modality: Modality
   let templates: [BiometricTemplate]
+  /// The parallel prompt also read while the sensor waits, when `parallel_passcode` opened one.
+  var entry: ParallelEntry? = nil
   var matcher: BiometricMatcher { dependencies.matcher }
 
   /// Announces the prompt to the sensor for the duration of `body`: only events presented to it reach it.
@@ -52,7 +56,12 @@ struct BiometricPrompt {
     var failures = 0
     var deadline = nextDeadline()
     while true {
-      let event = try dependencies.sensor.nextEvent(for: user, deadline: deadline, cancellation: request.cancellation)
+      let event: SensorEvent
+      switch try nextEventOrTyping(until: deadline) {
+      case .event(let sensed): event = sensed
+      case .typed(let secret): return .passcode(TypedPasscode(secret))
+      case .cancelled: return .cancel
+      }
       if request.cancellation?.isCancelled == true { return .appCancel }
       switch event {
       case .timeout:

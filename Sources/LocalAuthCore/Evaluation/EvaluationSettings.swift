@@ -22,6 +22,9 @@ public struct EvaluationSettings: Equatable, Sendable {
   public var passcodeMinimumLength = 4
   /// Which secret the passcode prompt checks: the module's own passcode, or the login password (`passcode=`).
   public var passcodeSource = PasscodeSource.separate
+  /// One prompt takes the finger or the typed passcode, whichever comes first, where the prompter can read
+  /// while the sensor waits (`parallel_passcode`; ParallelEntry.swift).
+  public var parallelPasscode = false
 
   /// Apple's defaults.
   public init() {}

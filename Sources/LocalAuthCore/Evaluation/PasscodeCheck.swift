@@ -13,8 +13,13 @@ struct PasscodeCheck {
   let request: EvaluationRequest
   /// The record the evaluation read just before, when no prompt ran since; nil reads it again.
   var fresh: UserRecord? = nil
+  /// The passcode already typed in a parallel prompt: checked as if typed at this step's prompt.
+  var entered: SecretBytes? = nil
+  /// The parallel prompt still open after the finger's step: this step reads it, keeping what was typed.
+  var entry: ParallelEntry? = nil
 
   func run() throws(LocalAuthError) -> EvaluationOutcome {
+    defer { entered?.wipe() }
     let user = request.user
     let clock = dependencies.clock
     // The delay is enforced before the user types anything, and again under the lock below.
@@ -29,7 +34,12 @@ struct PasscodeCheck {
     }
     let account = settings.passcodeSource == .account
     let title = request.fallbackTitle(passcode: settings.passcodeSource) ?? (account ? "Enter Password" : "Enter Passcode")
-    let secret = try dependencies.prompter.secret(title + ": ")
+    let secret: SecretBytes
+    switch try obtain(title + ": ") {
+    case .secret(let typed): secret = typed
+    case .cancelled: return .failure(.userCancel, .none)
+    case .sensorReady, .timedOut: return .failure(.systemCancel, .none)
+    }
     defer { secret.wipe() }
     if request.cancellation?.isCancelled == true { return .failure(.appCancel, .none) }
     if secret.isEmpty {
@@ -140,6 +150,20 @@ struct PasscodeCheck {
       record.lastWrongPasscodeHash = computed
       return .wrong(failures: record.passcodeFailures, repeated: false, delayUntil: record.passcodeNextAllowed)
     }
+  }
+
+  /// The secret: the one typed in the parallel prompt, read from it now, or asked through the prompter.
+  ///
+  /// Read from the parallel prompt, the wait is bounded by the sensor's timeout (`timeout=`), as the finger's is.
+  private func obtain(_ prompt: String) throws(LocalAuthError) -> ParallelInput {
+    if let entered { return .secret(entered) }
+    guard let entry else { return .secret(try dependencies.prompter.secret(prompt)) }
+    try entry.reprompt(prompt)
+    let input = try entry.next(waitingOn: -1, until: dependencies.clock.uptime() + settings.sensorTimeout)
+    if case .timedOut = input {
+      dependencies.log.log(.notice, "The \(noun) prompt for user \(request.user) timed out after \(wholeSeconds(settings.sensorTimeout)) seconds.")
+    }
+    return input
   }
 
   /// The secret's name in messages: "passcode", or "password" when the login password is the passcode.

@@ -86,6 +86,7 @@ public struct PolicyEvaluator {
         case .lockedOut: .failure(.biometryLockout, .biometryLockedOut(failures: settings.lockoutThreshold))
         case .appCancel: .failure(.appCancel, .none)
         case .readerLost: .failure(.biometryNotAvailable, .none)
+        case .passcode: .failure(.authenticationFailed, .none)  // no parallel prompt under this policy
         }
       return finish(outcome, request)
 
@@ -96,14 +97,22 @@ public struct PolicyEvaluator {
       }
       guard request.interactionAllowed else { return finish(.failure(.notInteractive, .none), request) }
       var fresh: UserRecord? = record
+      // A parallel prompt (parallel_passcode) stays open into the passcode step and is closed on every path.
+      var entry: ParallelEntry? = nil
+      defer { entry?.close() }
       switch biometry {
       case .usable(let modality):
         fresh = nil  // the prompt may take long and another process may count a failure meanwhile
         guard try confirmed(request, modality) else { break }
+        entry = try openParallelEntry(record, modality)
         let prompt = BiometricPrompt(
-          dependencies: dependencies, settings: settings, request: request, modality: modality, templates: record.templates)
+          dependencies: dependencies, settings: settings, request: request, modality: modality, templates: record.templates,
+          entry: entry)
         switch try prompt.presented({ () throws(LocalAuthError) in try prompt.run() }) {
         case .matched: return finish(.success(.biometry), request)
+        case .passcode(let typed):
+          let check = PasscodeCheck(dependencies: dependencies, settings: settings, request: request, entered: typed.secret)
+          return finish(try check.run(), request)
         case .cancel: return finish(.failure(.userCancel, .none), request)
         case .timeout: return finish(.failure(.systemCancel, .none), request)
         case .appCancel: return finish(.failure(.appCancel, .none), request)
@@ -116,8 +125,21 @@ public struct PolicyEvaluator {
         if case .passcodeRequired(let why) = detail { try dependencies.prompter.info(why.message) }
       }
       return finish(
-        try PasscodeCheck(dependencies: dependencies, settings: settings, request: request, fresh: fresh).run(), request)
+        try PasscodeCheck(dependencies: dependencies, settings: settings, request: request, fresh: fresh, entry: entry).run(),
+        request)
     }
+  }
+
+  /// The parallel prompt for this evaluation: only with `parallel_passcode`, when no passcode delay runs (the
+  /// passcode could not be checked: the finger alone is offered, as without the option), and when the prompter
+  /// can be read while the sensor waits; nil otherwise, and the steps run one after another.
+  private func openParallelEntry(_ record: UserRecord, _ modality: Modality) throws(LocalAuthError) -> ParallelEntry? {
+    guard settings.parallelPasscode else { return nil }
+    if let next = record.passcodeNextAllowed, !(dependencies.clock.now().seconds >= next.seconds) { return nil }
+    let entry = try dependencies.prompter.openParallelEntry(
+      BiometricPrompt.parallelPrompt(modality, passcode: settings.passcodeSource))
+    if entry == nil { dependencies.log.log(.debug, "No parallel passcode prompt: the conversation is not a terminal this module can read.") }
+    return entry
   }
 
   /// Whether `user` has a passcode: the record's own, or with `passcode=account` a login password pam_unix would

@@ -36,6 +36,9 @@ public protocol AuthPrompter: AnyObject {
   func error(_ text: String) throws(LocalAuthError)
   /// Asks for a secret with echo off.
   func secret(_ prompt: String) throws(LocalAuthError) -> SecretBytes
+  /// Opens a prompt that takes a finger or a typed passcode, whichever comes first (`parallel_passcode`), or
+  /// nil when this prompter cannot be read while the sensor waits (ParallelEntry.swift; the default).
+  func openParallelEntry(_ prompt: String) throws(LocalAuthError) -> ParallelEntry?
 }
 
 extension AuthPrompter {
