@@ -25,6 +25,7 @@ extension RealPAM.FprintdTests {
       ]
       process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
       process.standardError = FileHandle.nullDevice
+      process.standardInput = FileHandle.nullDevice
       try process.run()
       // dbus-monitor prints the NameAcquired signal of its own connection once it monitors.
       let deadline = Date().addingTimeInterval(10)
@@ -38,9 +39,12 @@ extension RealPAM.FprintdTests {
       ((try? String(contentsOfFile: output, encoding: .utf8)) ?? "").components(separatedBy: "member=Claim").count - 1
     }
 
+    /// Ends dbus-monitor, waiting at most 5 s.
     func stop() {
-      process.terminate()
-      process.waitUntilExit()
+      guard process.isRunning else { return }
+      kill(process.processIdentifier, SIGTERM)
+      let deadline = Date().addingTimeInterval(5)
+      while process.isRunning && Date() < deadline { usleep(20_000) }
     }
   }
 

@@ -79,7 +79,7 @@ extension RemoteSessionTests {
     let fixture = try Fixture(reuse: 300)
     defer { fixture.tearDown() }
     // A terminal (as a terminal emulator's tab: a shell, no login): sudo by finger opens the window, sudo again
-    // is reused; then the terminal is closed without a logout (its shell killed).
+    // is reused; then the terminal is closed without a logout (a plain shell opens no PAM session).
     let first = try fixture.terminal(sudos: 2)
     #expect(first.stepsCompleted, "\(first.transcript)")
     #expect(first.transcript.components(separatedBy: "Place your finger on the sensor").count == 2, "\(first.transcript)")
@@ -136,7 +136,7 @@ extension RemoteSessionTests.Fixture {
 
   /// A terminal as a terminal emulator opens one: the user's interactive shell on a new pseudo-terminal (its own
   /// terminal session, no login), which prints its terminal, runs `sudos` sudo commands (the first by finger, the
-  /// rest reused) and is then closed by killing the shell, so no logout ends the window.
+  /// rest reused) and exits; a plain shell has no PAM session, so no logout ends the window.
   func terminal(sudos: Int) throws -> LoginSuTests.DriveResult {
     let touch = "run:" + [
       LoginSuEnvironment.ctl, "touch", RemoteSessionTests.userName, "right-index", "--quality", "1", "--state-dir", state,
@@ -149,7 +149,7 @@ extension RemoteSessionTests.Fixture {
     }
     var arguments = ["--mount", "--propagation", "private", LoginSuEnvironment.python, driver, "--timeout", "15"]
     arguments += ["--bind", folder + "/sudo:" + SudoTests.pamFile, "--bind", sudoers + ":" + SudoTests.sudoersFolder]
-    arguments += ["--as", "\(uid):\(gid)"] + steps + ["kill", "--"] + LoginSuTests.localSession + ["/bin/sh", "-i"]
+    arguments += ["--as", "\(uid):\(gid)"] + steps + ["send:exit", "eof", "--"] + LoginSuTests.localSession + ["/bin/sh", "-i"]
     return LoginSuTests.DriveResult(try LoginSuTests.Command.run("/usr/bin/unshare", arguments).output)
   }
 

@@ -64,10 +64,17 @@ final class Sandbox {
       .joined(separator: " ")
   }
 
-  /// Writes the service file `name` with `lines`.
+  /// Writes the service file `name` with `lines`. A line made by `moduleLine` names the sandbox's service in
+  /// `gui_services=`; in a file of another name it names that service too, so that the scripted conversation is that
+  /// service's UI as well.
   func writeService(_ lines: [String], name: String? = nil) throws {
     let path = serviceDir + "/" + (name ?? service)
-    try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+    var text = lines.joined(separator: "\n") + "\n"
+    if let name, name != service {
+      text = text.replacingOccurrences(of: " gui_services=" + service + " ", with: " gui_services=\(service),\(name) ")
+      text = text.replacingOccurrences(of: " gui_services=" + service + "\n", with: " gui_services=\(service),\(name)\n")
+    }
+    try text.write(toFile: path, atomically: true, encoding: .utf8)
   }
 
   /// Runs localauthctl on this sandbox's state folder; it must succeed.
