@@ -56,11 +56,12 @@ struct IntentE2ETests {
     #expect(!run.transcript.contains("RAN-42"), "\(run.transcript)")
   }
 
-  @Test("`sudo -S -k …` from a script without a terminal: no finger prompt, no prompt listed")
-  func sudoFromScriptWithoutTerminal() throws {
+  @Test("`sudo -S …` (also with -b, the CVE's background sudo) from a script without a terminal: no finger prompt, no prompt listed",
+    arguments: ["-S -k", "-S -b -k"])
+  func sudoFromScriptWithoutTerminal(options: String) throws {
     let fixture = try SudoTests.Fixture(passcodeFirst: false)
     defer { fixture.tearDown() }
-    let script = "sudo -S -k /bin/sh -c 'echo RAN-$((6*7))' </dev/null"
+    let script = "sudo \(options) /bin/sh -c 'echo RAN-$((6*7))' </dev/null"
     let run = try fixture.drive(
       [Self.promptsProbe(SudoTests.userName, state: fixture.state), "expect:SCRIPT-EXIT=[0-9]+", "eof"],
       command: ["/bin/sh", "-c", "setsid /bin/sh -c \"\(script)\"; echo SCRIPT-EXIT=$?"])
