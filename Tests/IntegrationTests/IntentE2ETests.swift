@@ -11,9 +11,7 @@ import Glibc
 /// `localauthctl prompts`; one in the foreground gets the finger, and the prompt names the command, escaped.
 @Suite(
   .serialized,
-  .enabled(
-    if: LoginSuEnvironment.configured,
-    "Set LOCALAUTH_MODULE and LOCALAUTH_CTL to the built pam_localauth.so and localauthctl (make test does)."),
+  .builtModuleAndTool,
   .enabled(if: LoginSuEnvironment.capable && SudoEnvironment.capable, "Needs root, su, a setuid sudo and python3."),
   .enabled(if: LoginSuEnvironment.namespaces, "Needs a private mount namespace (unshare --mount)."))
 struct IntentE2ETests {

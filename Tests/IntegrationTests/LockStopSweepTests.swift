@@ -14,9 +14,7 @@ import Glibc
 /// authentication must succeed. scripts/e2e-stopsweep.py does the sweep in a private mount namespace.
 @Suite(
   .serialized,
-  .enabled(
-    if: LoginSuEnvironment.configured,
-    "Set LOCALAUTH_MODULE and LOCALAUTH_CTL to the built pam_localauth.so and localauthctl (make test does)."),
+  .builtModuleAndTool,
   .enabled(if: LoginSuEnvironment.capable, "Needs root, /usr/bin/su and python3."),
   .enabled(if: LoginSuEnvironment.namespaces, "Needs a private mount namespace (unshare --mount)."))
 struct LockStopSweepTests {

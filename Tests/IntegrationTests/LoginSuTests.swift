@@ -43,9 +43,7 @@ enum LoginSuEnvironment {
 /// SIGHUP), and each test checks afterwards that the system file is byte-for-byte the original.
 @Suite(
   .serialized,
-  .enabled(
-    if: LoginSuEnvironment.configured,
-    "Set LOCALAUTH_MODULE and LOCALAUTH_CTL to the built pam_localauth.so and localauthctl (make test does)."),
+  .builtModuleAndTool,
   .enabled(if: LoginSuEnvironment.capable, "Needs root, /usr/bin/login, /usr/bin/su and python3."))
 struct LoginSuTests {
   @Test("login: a touch presented to the waiting prompt logs the user in; no passcode is asked")
@@ -145,6 +143,15 @@ struct LoginSuTests {
     #expect(run.stepsCompleted, "\(run.transcript)")
     #expect(run.exitStatus == 0, "\(run.transcript)")
     #expect(!run.transcript.contains("Enter Passcode"), "\(run.transcript)")
+  }
+}
+
+extension Trait where Self == ConditionTrait {
+  /// The end-to-end suites need the built module and localauthctl named in the environment (make test does).
+  static var builtModuleAndTool: Self {
+    .enabled(
+      if: LoginSuEnvironment.configured,
+      "Set LOCALAUTH_MODULE and LOCALAUTH_CTL to the built pam_localauth.so and localauthctl (make test does).")
   }
 }
 

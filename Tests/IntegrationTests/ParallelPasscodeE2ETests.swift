@@ -10,9 +10,7 @@ import Glibc
 /// whichever comes first, and the terminal is left clean.
 @Suite(
   .serialized,
-  .enabled(
-    if: LoginSuEnvironment.configured,
-    "Set LOCALAUTH_MODULE and LOCALAUTH_CTL to the built pam_localauth.so and localauthctl (make test does)."),
+  .builtModuleAndTool,
   .enabled(if: LoginSuEnvironment.capable && SudoEnvironment.capable, "Needs root, login, su, a setuid sudo and python3."),
   .enabled(if: LoginSuEnvironment.namespaces, "Needs a private mount namespace (unshare --mount)."))
 struct ParallelPasscodeE2ETests {

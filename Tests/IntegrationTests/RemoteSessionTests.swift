@@ -28,9 +28,7 @@ enum RemoteSessionEnvironment {
 /// that the session is remote. A remote session never offers the finger and never reuses a match.
 @Suite(
   .serialized,
-  .enabled(
-    if: LoginSuEnvironment.configured,
-    "Set LOCALAUTH_MODULE and LOCALAUTH_CTL to the built pam_localauth.so and localauthctl (make test does)."),
+  .builtModuleAndTool,
   .enabled(
     if: RemoteSessionEnvironment.capable,
     "Needs root, setuid sudo, su, python3, openssh-server and openssh-client, and mount namespaces."))

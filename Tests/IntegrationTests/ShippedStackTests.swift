@@ -13,9 +13,7 @@ import Glibc
 /// it su said "Permission denied". LoginSuTests run the same files with the keyring line.
 @Suite(
   .serialized,
-  .enabled(
-    if: LoginSuEnvironment.configured,
-    "Set LOCALAUTH_MODULE and LOCALAUTH_CTL to the built pam_localauth.so and localauthctl (make test does)."),
+  .builtModuleAndTool,
   .enabled(if: LoginSuEnvironment.capable, "Needs root, /usr/bin/login, /usr/bin/su and python3."))
 struct ShippedStackTests {
   @Test("su without the keyring line: a touch of the target user's finger switches user")

@@ -33,9 +33,7 @@ enum SudoEnvironment {
 /// appear; the finger request (the biometric step's prompt), prompts and error lines do, asserted line by line.
 @Suite(
   .serialized,
-  .enabled(
-    if: LoginSuEnvironment.configured,
-    "Set LOCALAUTH_MODULE and LOCALAUTH_CTL to the built pam_localauth.so and localauthctl (make test does)."),
+  .builtModuleAndTool,
   .enabled(if: SudoEnvironment.capable, "Needs root, a setuid /usr/bin/sudo, /etc/sudoers.d and python3."))
 struct SudoTests {
   @Test("sudo: a touch presented to the waiting prompt authenticates the invoking user; the command runs as root")

@@ -10,9 +10,7 @@ import Glibc
 /// unprivileged user on a pseudo-terminal, and through pamtester.
 @Suite(
   .serialized,
-  .enabled(
-    if: LoginSuEnvironment.configured,
-    "Set LOCALAUTH_MODULE and LOCALAUTH_CTL to the built pam_localauth.so and localauthctl (make test does)."),
+  .builtModuleAndTool,
   .enabled(if: LoginSuEnvironment.capable, "Needs root, /usr/bin/login, /usr/bin/su and python3."))
 struct TouchDeliveryTests {
   static let target = LoginSuTests.userName
