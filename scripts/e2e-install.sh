@@ -128,7 +128,10 @@ else
     RULES=$WORK/rules.conf
     printf '%s\n' "passcode_after_reboot = no" "passcode_after_enrollment_change = no" "idle_limit = 0" \
       "passcode_max_age = 0" >"$RULES"; chmod 600 "$RULES"
-    sed "s#pam_localauth\.so#$MODULE state_dir=$STATE conf=$RULES timeout=2#" "$WORK/common-auth.enabled" >"$SERVICES/common-auth"
+    # pamtester answers through pipes, with no terminal: its scripted conversation is this check's UI, so the services
+    # it runs are named in gui_services= (docs/INSTALL.md, "Intent"), as a display manager's would be.
+    GUI="gui_services=login-check,sshd,login,sudo"
+    sed "s#pam_localauth\.so#$MODULE state_dir=$STATE conf=$RULES timeout=2 $GUI#" "$WORK/common-auth.enabled" >"$SERVICES/common-auth"
     # libpam resolves a relative @include in /etc/pam.d even under pam_wrapper; an absolute one is read as is.
     printf '%s\n' "@include $SERVICES/common-auth" "account required pam_permit.so" >"$SERVICES/login-check"
     printf '%s\n' "auth required pam_deny.so" >"$SERVICES/other"
@@ -197,7 +200,7 @@ else
     # The shipped per-service snippets load and work (their @include common-auth is the system's, read only).
     # pam.d/su starts with pam_rootok, which lets root in at once: LoginSuTests runs su as an unprivileged user.
     for service in login sudo; do
-      sed "s#pam_localauth\.so#$MODULE state_dir=$STATE conf=$RULES timeout=2#" "$ROOT/pam.d/$service" >"$SERVICES/$service"
+      sed "s#pam_localauth\.so#$MODULE state_dir=$STATE conf=$RULES timeout=2 $GUI#" "$ROOT/pam.d/$service" >"$SERVICES/$service"
       touch_next right-index --quality 1
       pt "$USER_A" "" "$service"
       reason=$(sed -n 's/^auth .*pam_localauth\.so.*\[reason=\([^]]*\)\].*/\1/p' "$ROOT/pam.d/$service")
