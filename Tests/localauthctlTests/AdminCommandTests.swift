@@ -132,9 +132,13 @@ struct AdminCommandTests {
     let conf = cli.folder + "/localauth.conf"
     try cli.write("# test\nlockout_threshold = 3\nstate_dir = \"\(cli.folder)/from-conf\"\nmystery = 1\n", to: conf, mode: 0o644)
 
-    let ok = try cli.run(["check-config", "--conf", conf, "policy=biometrics", "timeout=5", "debug"], stateDir: false)
+    let ok = try cli.run(
+      ["check-config", "--conf", conf, "policy=biometrics", "timeout=5", "debug", "gui_services=gdm-password,polkit-1"],
+      stateDir: false)
     #expect(ok.status == 0)
     let lines = ok.stdout.split(separator: "\n").map(String.init)
+    #expect(lines.contains("gui_services=gdm-password,polkit-1"), "\(ok.stdout)")
+    #expect(lines.contains("confirm=no"), "\(ok.stdout)")
     #expect(lines.contains("policy=deviceOwnerAuthenticationWithBiometrics"))
     #expect(lines.contains("timeout=5"))
     #expect(lines.contains("lockout_threshold=3"))

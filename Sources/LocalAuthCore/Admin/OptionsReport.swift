@@ -24,6 +24,8 @@ extension Options {
     lines.append("debug=\(debug ? "yes" : "no")")
     lines.append("nodelay=\(noDelay ? "yes" : "no")")
     lines.append("parallel_passcode=\(e.parallelPasscode ? "yes" : "no")")
+    lines.append("gui_services=\(guiServices.joined(separator: ","))")
+    lines.append("confirm=\(confirm ? "yes" : "no")")
     lines.append("helper=\(helperPath)")
     return lines
   }
