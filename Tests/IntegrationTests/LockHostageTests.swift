@@ -85,7 +85,7 @@ extension LockHostageTests {
       guard let made = mkdtemp(&template) else { throw LoginSuTests.SetupError.command("mkdtemp", errno, "") }
       folder = String(cString: made)
       original = try Data(contentsOf: URL(fileURLWithPath: "/etc/pam.d/su"))
-      do { usersLock = try LoginSuTests.Fixture.lockUsers("localauth-lh-users") } catch {
+      do { usersLock = try SharedTestUsers.lock("localauth-lh-users") } catch {
         try? FileManager.default.removeItem(atPath: folder)
         throw error
       }

@@ -146,15 +146,6 @@ struct LoginSuTests {
   }
 }
 
-extension Trait where Self == ConditionTrait {
-  /// The end-to-end suites need the built module and localauthctl named in the environment (make test does).
-  static var builtModuleAndTool: Self {
-    .enabled(
-      if: LoginSuEnvironment.configured,
-      "Set LOCALAUTH_MODULE and LOCALAUTH_CTL to the built pam_localauth.so and localauthctl (make test does).")
-  }
-}
-
 extension LoginSuTests {
   /// The test user who authenticates (login's user, su's target).
   static let userName = "localauth-e2e-user"
@@ -232,23 +223,6 @@ extension LoginSuTests {
     /// The flock that gives this fixture the shared test users (closed by `tearDown`).
     private var usersLock: Int32 = -1
 
-    /// Waits (at most 10 minutes) for the flock of a set of shared test users (/tmp/NAME.lock), on an open file
-    /// description of its own; closing the descriptor lets the next fixture have them.
-    static func lockUsers(_ name: String = "localauth-e2e-users") throws -> Int32 {
-      let path = "/tmp/\(name).lock"
-      let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
-      guard fd >= 0 else { throw SetupError.command("open \(path)", errno, "") }
-      let deadline = Date().addingTimeInterval(600)
-      while flock(fd, LOCK_EX | LOCK_NB) != 0 {
-        guard Date() < deadline else {
-          close(fd)
-          throw SetupError.command("flock \(path)", errno, "")
-        }
-        usleep(50_000)
-      }
-      return fd
-    }
-
     /// Sets up the folder, the users (the target with a finger and the passcode) and the stack.
     /// A fresh record needs the passcode before biometry (after a restart, after the enrollment, after 48 idle
     /// hours, when the passcode was not used lately); `passcodeFirst: false` turns those rules off through
@@ -262,7 +236,7 @@ extension LoginSuTests {
       original = try Data(contentsOf: URL(fileURLWithPath: program.systemFile))
       // LoginSuTests, TouchDeliveryTests and ShippedStackTests share these users and run in parallel with each
       // other: one fixture at a time holds them.
-      do { usersLock = try Self.lockUsers() } catch {
+      do { usersLock = try SharedTestUsers.lock() } catch {
         try? FileManager.default.removeItem(atPath: folder)
         throw error
       }

@@ -151,7 +151,7 @@ extension SudoTests {
       folder = String(cString: made)
       originalStack = try Data(contentsOf: URL(fileURLWithPath: SudoTests.pamFile))
       originalSudoers = try FileManager.default.contentsOfDirectory(atPath: SudoTests.sudoersFolder).sorted()
-      do { usersLock = try LoginSuTests.Fixture.lockUsers("localauth-sudo-users") } catch {
+      do { usersLock = try SharedTestUsers.lock("localauth-sudo-users") } catch {
         try? FileManager.default.removeItem(atPath: folder)
         throw error
       }
