@@ -296,8 +296,10 @@ pam-cycles-run:
 # ---- Demo ------------------------------------------------------------------------------------------
 # As root: a demo user with a finger and a passcode in a private /tmp folder, then pamtester under pam_wrapper
 # through the main scenarios (scripts/demo.sh); nothing under /etc changes. Fails if any step misbehaves.
+# It runs in a terminal session of its own: in a container whose session leader is outside its pid namespace the
+# module cannot name the session, and rightly opens no reuse window (the demo shows one).
 demo: deps module tools
-	$(STAGED) bash scripts/demo.sh
+	$(STAGED) setsid --wait bash scripts/demo.sh
 
 # ---- Benchmarks ------------------------------------------------------------------------------------
 # `make bench`: pam_localauth (release, as installed) against pam_permit.so and pam_unix.so, the matcher's
@@ -313,7 +315,7 @@ bench: deps module tools $(BUILD)/bench_floor.so
 	$(SWIFT) build -c release --product localauth-bench
 	@mkdir -p $(BUILD)
 	cp .build/release/localauth-bench $(BENCH)
-	BENCH_QUICK=$(BENCH_QUICK) $(BENCH) --build $(BUILD) --json $(BUILD)/bench.json $(if $(BENCH_QUICK),,--doc docs/PERFORMANCE.md) \
+	BENCH_QUICK=$(BENCH_QUICK) setsid --wait $(BENCH) --build $(BUILD) --json $(BUILD)/bench.json $(if $(BENCH_QUICK),,--doc docs/PERFORMANCE.md) \
 	  --source "$(BENCH_SOURCE)"
 
 # Touch to success against another build, the touch made once its prompt shows (scripts/touch-latency.py):
