@@ -26,7 +26,7 @@ EMBEDDED_DIR   := .build-embedded
 EMBEDDED_LIBS  := $(shell dirname $$(readlink -f $$(command -v $(SWIFTC)) 2>/dev/null) 2>/dev/null)/../lib/swift/embedded/x86_64-unknown-linux-gnu
 EMBEDDED_FLAGS := -target x86_64-unknown-linux-gnu -enable-experimental-feature Embedded -wmo -parse-as-library \
                   -swift-version 6 -package-name pam_localauth -Osize -Xfrontend -function-sections \
-                  -I Sources/CSyscalls -I Sources/CCrypt -I Sources/CDBus -I Sources/CLibCrypto -I Sources/CTPM -I Sources/CPAM \
+                  -I Sources/CSyscalls -I Sources/CPeerCredentials -I Sources/CCrypt -I Sources/CDBus -I Sources/CLibCrypto -I Sources/CTPM -I Sources/CPAM \
                   -I $(EMBEDDED_DIR)
 EMBEDDED_LINK  := -shared -fuse-ld=lld -Wl,--version-script="$(CURDIR)/exports.map" -Wl,-z,nodelete -Wl,--gc-sections \
                   -Wl,--icf=all -Wl,-O1 -Wl,-z,pack-relative-relocs -Wl,--no-undefined
@@ -36,7 +36,7 @@ HELPER_SOURCES := $(sort $(wildcard Sources/localauth-helper/*.swift))
 # The helper is a setuid program: position-independent, relocations read-only and resolved at start.
 HELPER_LINK    := -fuse-ld=lld -pie -Wl,--gc-sections -Wl,--icf=all -Wl,-O1 -Wl,-z,relro -Wl,-z,now \
                   -Wl,-z,pack-relative-relocs -Wl,--no-undefined
-C_HEADERS      := $(wildcard Sources/CSyscalls/* Sources/CCrypt/* Sources/CDBus/* Sources/CLibCrypto/* Sources/CTPM/* Sources/CPAM/*)
+C_HEADERS      := $(wildcard Sources/CSyscalls/* Sources/CPeerCredentials/* Sources/CCrypt/* Sources/CDBus/* Sources/CLibCrypto/* Sources/CTPM/* Sources/CPAM/*)
 # Debian packages: what the build needs (the PAM and libxcrypt headers, pkg-config for CPAM, strip/nm/readelf),
 # and what the tests and the demo run (debhelper and lintian for make deb and check-deb; pamtester under pam_wrapper; OpenSSH for the remote-session tests; python3,
 # login and sudo for the pseudo-terminal tests of login(1), su(1) and sudo(8), which a minimal Debian lacks).

@@ -26,13 +26,14 @@ let package = Package(
     .systemLibrary(name: "CCrypt", providers: [.apt(["libcrypt-dev"])]),
     // The C library calls the core makes (Embedded Swift has no Glibc module): headers and a few shims.
     .systemLibrary(name: "CSyscalls"),
+    .systemLibrary(name: "CPeerCredentials"),
     // libsystemd's sd-bus, for sensor=fprintd: opened on first use (Sources/CDBus/shim.h), not linked.
     .systemLibrary(name: "CDBus"),
     // OpenSSL's libcrypto (AES-256-GCM, X25519, SHA-256) for the keychain: opened on first use (Sources/CLibCrypto/shim.h).
     .systemLibrary(name: "CLibCrypto"),
     // tpm2-tss (ESAPI) for sealing keychain keys to the TPM: opened on first use (Sources/CTPM/shim.h).
     .systemLibrary(name: "CTPM"),
-    .target(name: "LocalAuthCore", dependencies: ["CCrypt", "CSyscalls", "CDBus", "CLibCrypto", "CTPM"]),
+    .target(name: "LocalAuthCore", dependencies: ["CCrypt", "CSyscalls", "CPeerCredentials", "CDBus", "CLibCrypto", "CTPM"]),
     .target(name: "LocalAuthentication", dependencies: ["LocalAuthCore"]),
     .target(name: "Security", dependencies: ["LocalAuthentication", "LocalAuthCore"]),
     .target(name: "LocalAuthTesting", dependencies: ["LocalAuthCore"]),
@@ -46,7 +47,7 @@ let package = Package(
     // The setuid helper for unprivileged applications (docs/HELPER.md). Installed from the Makefile's Embedded build;
     // SwiftPM builds it in ordinary Swift for the tests' type-checking.
     .executableTarget(
-      name: "localauth-helper", dependencies: ["LocalAuthCore", "CSyscalls"], linkerSettings: [.linkedLibrary("m")]),
+      name: "localauth-helper", dependencies: ["LocalAuthCore", "CSyscalls", "CPeerCredentials"], linkerSettings: [.linkedLibrary("m")]),
     // Benchmarks: `make bench` (docs/PERFORMANCE.md).
     .executableTarget(name: "localauth-bench", dependencies: ["LocalAuthCore", "CPAM"]),
     // make bench's floor, built in Embedded Swift by the Makefile like the module; here it is only type-checked.

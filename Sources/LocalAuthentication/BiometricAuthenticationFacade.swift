@@ -19,24 +19,24 @@ public final class BiometricAuthenticationFacade: @unchecked Sendable {
 
   /// The policy evaluated (the seeds use biometrics only; `.deviceOwnerAuthentication` adds the passcode).
   public let policy: LAPolicy
-  private let setup: Result<LAContextConfiguration, any Error>
+  /// The environment, or nil for the system's (through localauth-helper in a process that is not root's).
+  private let configuration: LAContextConfiguration?
   private let queue = DispatchQueue(label: "BiometricAuthenticationFacade")
 
   /// A facade for the calling user on this system (or the task's `LAContext.defaultConfiguration`).
   public init(policy: LAPolicy = .deviceOwnerAuthenticationWithBiometrics) {
     self.policy = policy
-    if let configured = LAContext.defaultConfiguration {
-      setup = .success(configured)
-    } else {
-      setup = Result { try LAContextConfiguration.system() }
-    }
+    configuration = LAContext.defaultConfiguration
   }
 
   /// Linux-only: a facade over an explicit environment.
   public init(configuration: LAContextConfiguration, policy: LAPolicy = .deviceOwnerAuthenticationWithBiometrics) {
     self.policy = policy
-    self.setup = .success(configuration)
+    self.configuration = configuration
   }
+
+  /// A context over the facade's environment.
+  private func makeContext() -> LAContext { configuration.map { LAContext(configuration: $0) } ?? LAContext() }
 
   // MARK: Availability
 
@@ -47,12 +47,12 @@ public final class BiometricAuthenticationFacade: @unchecked Sendable {
   /// failure blocks and async forms report it as the equivalent `LAError`.
   public var authenticationUnavailabilityError: NSError? {
     var error: NSError?
-    return LAContext(setup: setup).canEvaluatePolicy(policy, error: &error) ? nil : error
+    return makeContext().canEvaluatePolicy(policy, error: &error) ? nil : error
   }
 
   /// True when authentication is available and the user enabled it for `feature`.
   public func isAuthenticationEnabled(forFeature feature: String) -> Bool {
-    isAuthenticationAvailable && ((try? loadEnabled(feature)) ?? false)
+    isAuthenticationAvailable && ((try? loadEnabled(feature, makeContext())) ?? false)
   }
 
   // MARK: Completion-block forms
@@ -76,8 +76,8 @@ public final class BiometricAuthenticationFacade: @unchecked Sendable {
     forFeature feature: String, reason: String, success: @escaping @Sendable () -> Void,
     failure: @escaping @Sendable (any Error) -> Void
   ) {
-    whenEnabled(feature, authenticate: reason, success: success, failure: failure) {
-      try self.save(feature, enabled: false)
+    whenEnabled(feature, authenticate: reason, success: success, failure: failure) { context in
+      try self.save(feature, enabled: false, context)
     }
   }
 
@@ -86,7 +86,7 @@ public final class BiometricAuthenticationFacade: @unchecked Sendable {
     forFeature feature: String, reason: String, success: @escaping @Sendable () -> Void,
     failure: @escaping @Sendable (any Error) -> Void
   ) {
-    whenEnabled(feature, authenticate: reason, success: success, failure: failure) {}
+    whenEnabled(feature, authenticate: reason, success: success, failure: failure) { _ in }
   }
 
   // MARK: Async forms
@@ -117,30 +117,34 @@ public final class BiometricAuthenticationFacade: @unchecked Sendable {
   }
 
   /// Fails with the unavailability error, or an invalid name; else tells whether `feature` is enabled.
-  private func checkEnabled(_ feature: String) throws -> Bool {
+  private func checkEnabled(_ feature: String, _ context: LAContext) throws -> Bool {
     guard isValidItemName(feature) else { throw FacadeError.invalidFeatureName(feature) }
     if let error = authenticationUnavailabilityError { throw LAError(bridging: error) ?? error }
-    do { return try loadEnabled(feature) } catch { throw ErrorMapping.error(for: error) }
+    do { return try loadEnabled(feature, context) } catch { throw ErrorMapping.error(for: error) }
   }
 
   private func enable(_ feature: String) throws {
-    guard try !checkEnabled(feature) else { return }
-    do { try save(feature, enabled: true) } catch { throw ErrorMapping.error(for: error) }
+    let context = makeContext()
+    guard try !checkEnabled(feature, context) else { return }
+    do { try save(feature, enabled: true, context) } catch { throw ErrorMapping.error(for: error) }
   }
 
   /// On the queue: succeeds at once when `feature` is not enabled; else authenticates the owner, runs `then`
   /// (its error mapped to an LAError) and succeeds.
   private func whenEnabled(
     _ feature: String, authenticate reason: String, success: @escaping @Sendable () -> Void,
-    failure: @escaping @Sendable (any Error) -> Void, then: @escaping @Sendable () throws -> Void
+    failure: @escaping @Sendable (any Error) -> Void, then: @escaping @Sendable (LAContext) throws -> Void
   ) {
     queue.async {
       do {
-        guard try self.checkEnabled(feature) else { return success() }
-        self.passByBiometrics(reason: reason) { error in
-          if let error { return failure(error) }
+        // One context for the check, the authentication and the change: through the helper, the change of a
+        // flag is allowed only in the session whose evaluation succeeded.
+        let context = self.makeContext()
+        guard try self.checkEnabled(feature, context) else { return success() }
+        context.evaluatePolicy(self.policy, localizedReason: reason) { passed, error in
+          if !passed { return failure(error ?? LAError(.authenticationFailed)) }
           do {
-            try then()
+            try then(context)
             success()
           } catch {
             failure(ErrorMapping.error(for: error))
@@ -152,21 +156,30 @@ public final class BiometricAuthenticationFacade: @unchecked Sendable {
     }
   }
 
-  private func passByBiometrics(reason: String, completion: @escaping @Sendable ((any Error)?) -> Void) {
-    LAContext(setup: setup).evaluatePolicy(policy, localizedReason: reason) { success, error in
-      completion(success ? nil : (error ?? LAError(.authenticationFailed)))
-    }
-  }
-
-  private func loadEnabled(_ feature: String) throws -> Bool {
-    let configuration = try setup.get()
+  /// Whether `feature` is enabled: read by the helper for a context that uses it, else from the state.
+  private func loadEnabled(_ feature: String, _ context: LAContext) throws -> Bool {
+    if context.evaluatesThroughHelper { return try featureThroughHelper(feature, enable: nil, context) }
+    let configuration = try context.setup.get()
     return try configuration.dependencies.store.load(try UserName(configuration.user))?.features.contains(feature) ?? false
   }
 
-  private func save(_ feature: String, enabled: Bool) throws {
-    let configuration = try setup.get()
+  private func save(_ feature: String, enabled: Bool, _ context: LAContext) throws {
+    if context.evaluatesThroughHelper {
+      _ = try featureThroughHelper(feature, enable: enabled, context)
+      return
+    }
+    let configuration = try context.setup.get()
     let administration = Administration(
       store: configuration.dependencies.store, clock: configuration.dependencies.clock, settings: configuration.settings)
     try administration.setFeature(feature, enabled: enabled, for: try UserName(configuration.user))
+  }
+
+  private func featureThroughHelper(_ feature: String, enable: Bool?, _ context: LAContext) throws -> Bool {
+    var fields = AppFields()
+    fields.set(AppCall.Key.feature, text: feature)
+    if let enable { fields.set(AppCall.Key.enable, byte: enable ? 1 : 0) }
+    let answer = try context.helperCall(AppCall(.feature, fields))
+    guard case .done(let values) = answer.reply else { throw context.helperError(answer.reply, recorder: nil) }
+    return (try? values.flag(AppReply.Key.enabled)) ?? false
   }
 }

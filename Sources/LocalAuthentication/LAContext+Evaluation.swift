@@ -56,6 +56,8 @@ extension LAContext {
   enum Job: @unchecked Sendable {
     case refuse(any Error)
     case run(Evaluation)
+    /// An evaluation by the helper (a process that is not root's): the call and where its dialog goes.
+    case helper(AppCall, DialogTarget)
   }
 
   /// Checks the call and snapshots the context's properties into a request (Apple reads them at call time).

@@ -12,16 +12,27 @@ extension LAContext {
   /// them asks nothing; nil clears it. Returns true when the credential was accepted.
   @discardableResult
   public func setCredential(_ credential: Data?, type: LACredentialType) -> Bool {
-    withState { state in
+    if evaluatesThroughHelper {
+      // The password goes to the helper's session, which holds it for this context's keychain calls.
+      guard credential.map({ $0.count <= SecretBytes.maximumLength }) ?? true else { return false }
+      var fields = AppFields()
+      if let credential { fields.set(AppCall.Key.password, Array(credential)) }
+      guard let answer = try? helperCall(AppCall(.setApplicationPassword, fields)), case .done = answer.reply else {
+        return false
+      }
+      withState { $0.credentialSet = credential != nil }
+      return true
+    }
+    return withState { state in
       state.keychainAuthorization.applicationPassword?.wipe()
       state.keychainAuthorization.applicationPassword = credential.map { SecretBytes(Array($0)) }
+      return true
     }
-    return true
   }
 
   /// True when an application password was set with `setCredential(_:type:)`.
   public func isCredentialSet(_ type: LACredentialType) -> Bool {
-    withState { $0.keychainAuthorization.applicationPassword != nil }
+    withState { $0.keychainAuthorization.applicationPassword != nil || $0.credentialSet }
   }
 
   /// What the Security product needs to read an item with this context: its environment, a request template
@@ -31,6 +42,8 @@ extension LAContext {
     switch job {
     case .refuse(let error):
       return .failure(error as? LAError ?? LAError(.invalidContext))
+    case .helper:
+      return .failure(LAError(.invalidContext))
     case .run(let evaluation):
       var dependencies = evaluation.configuration.dependencies
       dependencies.sensor = CancellableSensor(dependencies.sensor, flag: cancellation, clock: dependencies.clock)

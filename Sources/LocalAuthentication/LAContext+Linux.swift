@@ -15,6 +15,11 @@ extension LAContext {
   /// Ends the user's reuse window now. Call it at logout, so that Face ID does not log the user straight back in
   /// (rule 7 in docs/RULES.md).
   public func endReuseWindow() throws {
+    if evaluatesThroughHelper {
+      let answer = try helperCall(AppCall(.endReuseWindow))
+      guard case .done = answer.reply else { throw helperError(answer.reply, recorder: nil) }
+      return
+    }
     let configuration = try setup.get()
     let evaluator = PolicyEvaluator(dependencies: configuration.dependencies, settings: configuration.settings)
     try evaluator.endReuseWindow(for: try UserName(configuration.user))

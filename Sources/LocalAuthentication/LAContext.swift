@@ -5,7 +5,9 @@ import LocalAuthCore
 /// A mechanism for evaluating authentication policies (Apple's `LAContext`), over the LocalAuthCore engine.
 ///
 /// A plain `LAContext()` evaluates for the calling user against the system's state and prompts on the
-/// controlling terminal; `LAContext(configuration:)` (Linux-only, in LAContext+Linux.swift) points it elsewhere.
+/// controlling terminal (or through its `prompter`). In a process that is not root's, the state is read by
+/// localauth-helper, which holds the context's evaluations on the privileged side (`HelperSession`,
+/// docs/HELPER.md "Apps"); `LAContext(configuration:)` (Linux-only, in LAContext+Linux.swift) points it elsewhere.
 open class LAContext: @unchecked Sendable {
   /// What a context remembers between calls, behind `lock`.
   struct State {
@@ -19,6 +21,10 @@ open class LAContext: @unchecked Sendable {
     var invalidated = false
     /// What this context's evaluations established, for keychain reads that reuse it (kSecUseAuthenticationContext).
     var keychainAuthorization = KeychainAuthorization()
+    /// The app's own dialog (Linux-only), for an app without a terminal.
+    var prompter: LAPrompter?
+    /// True after `setCredential` gave an application password to the helper's session.
+    var credentialSet = false
   }
 
   private let lock = NSLock()
@@ -27,22 +33,39 @@ open class LAContext: @unchecked Sendable {
   let setup: Result<LAContextConfiguration, any Error>
   /// Set by `invalidate()` (and on deallocation): running evaluations end with `appCancel`.
   let cancellation = CancellationFlag()
+  /// The privileged side of a context in a process that is not root's; nil when the context evaluates itself.
+  let helper: HelperSession?
 
   /// Creates a context for the calling user on this system (or the task's `defaultConfiguration`).
   public init() {
     if let configured = LAContext.defaultConfiguration {
       setup = .success(configured)
+      helper = nil
+    } else if HelperSession.isNeeded {
+      setup = .failure(LAContextConfiguration.SetupError.throughHelper)
+      helper = HelperSession()
     } else {
       setup = Result { try LAContextConfiguration.system() }
+      helper = nil
     }
   }
 
   /// Creates a context over an explicit environment (the designated initializer).
-  init(setup: Result<LAContextConfiguration, any Error>) { self.setup = setup }
+  init(setup: Result<LAContextConfiguration, any Error>) {
+    self.setup = setup
+    helper = nil
+  }
 
   deinit {
     cancellation.cancel()
     state.keychainAuthorization.wipe()
+    helper?.close()
+  }
+
+  /// Linux-only: the app's own dialog for an evaluation (a GUI app without a terminal); nil uses the terminal.
+  open var prompter: LAPrompter? {
+    get { withState { $0.prompter } }
+    set { withState { $0.prompter = newValue } }
   }
 
   func withState<T>(_ body: (inout State) -> T) -> T {
@@ -94,6 +117,7 @@ open class LAContext: @unchecked Sendable {
   /// The current domain state (iOS 18 shape), read now: `domainState.biometry.stateHash` is nil when
   /// nothing is enrolled or the state cannot be read.
   open var domainState: LADomainState {
+    if helper != nil { return helperDomainState() }
     guard case .success(let configuration) = setup else {
       return LADomainState(biometry: LADomainStateBiometry(biometryType: .none, stateHash: nil))
     }
@@ -109,7 +133,7 @@ open class LAContext: @unchecked Sendable {
   /// Checks whether `policy` can be evaluated now; on failure sets `error` (when given) and returns false.
   @discardableResult
   open func canEvaluatePolicy(_ policy: LAPolicy, error: UnsafeMutablePointer<NSError?>?) -> Bool {
-    let result = preflight(policy)
+    let result = helper != nil ? helperPreflight(policy) : preflight(policy)
     error?.pointee = result.map { $0.nsError }
     return result == nil
   }
@@ -121,12 +145,15 @@ open class LAContext: @unchecked Sendable {
   open func evaluatePolicy(
     _ policy: LAPolicy, localizedReason: String, reply: @escaping @Sendable (Bool, (any Error)?) -> Void
   ) {
-    let job = prepare(policy, reason: localizedReason)
+    let job = helper != nil ? prepareThroughHelper(policy, reason: localizedReason) : prepare(policy, reason: localizedReason)
     // The running evaluation holds the context, so a local `let context = LAContext()` works as in Apple's samples.
     DispatchQueue.global(qos: .userInitiated).async {
       switch job {
       case .refuse(let error):
         reply(false, error)
+      case .helper(let call, let target):
+        let result = self.runThroughHelper(call, target: target)
+        reply(result.success, result.error)
       case .run(let evaluation):
         let result = evaluation.run()
         if case .some(let captured) = result.capturedDomainState {
@@ -159,6 +186,7 @@ open class LAContext: @unchecked Sendable {
       $0.keychainAuthorization.wipe()
     }
     cancellation.cancel()
+    helper?.close()
   }
 
   /// Mistakes of the calling program (Apple raises an Objective-C exception for these): the core's one

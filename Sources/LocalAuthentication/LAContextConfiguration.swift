@@ -41,11 +41,14 @@ public struct LAContextConfiguration: @unchecked Sendable {
     case unknownCaller(uid: UInt32)
     /// The configuration file could not be read or parsed.
     case configuration(String)
+    /// The process is not root's: its contexts evaluate through localauth-helper, not in this process.
+    case throughHelper
 
     public var description: String {
       switch self {
       case .unknownCaller(let uid): "The calling user (uid \(uid)) has no passwd entry."
       case .configuration(let why): "The LocalAuthentication configuration is not usable: \(why)."
+      case .throughHelper: "This process is not root's: its contexts evaluate through localauth-helper."
       }
     }
   }

@@ -10,6 +10,8 @@ public let kSecAttrService: CFString = "svce"
 public let kSecAttrAccount: CFString = "acct"
 /// The label.
 public let kSecAttrLabel: CFString = "labl"
+/// The access group: a namespace for an app's items (docs/KEYCHAIN.md, "Access groups").
+public let kSecAttrAccessGroup: CFString = "agrp"
 /// The accessibility class.
 public let kSecAttrAccessible: CFString = "pdmn"
 /// The access control (a SecAccessControl).

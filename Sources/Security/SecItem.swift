@@ -24,7 +24,9 @@ struct KeychainCall {
   }
 
   var query: Keychain.Query {
-    Keychain.Query(service: string(kSecAttrService), account: string(kSecAttrAccount), label: string(kSecAttrLabel))
+    Keychain.Query(
+      service: string(kSecAttrService), account: string(kSecAttrAccount), label: string(kSecAttrLabel),
+      accessGroup: string(kSecAttrAccessGroup))
   }
 
   /// The context's environment and what it established; the operation prompt overrides its reason.
@@ -73,6 +75,11 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
       accessibility = .whenUnlocked
     }
     guard let data = call.data else { throw .keychain(.parameter("kSecValueData is missing")) }
+    if call.context.evaluatesThroughHelper {
+      let item = try call.addThroughHelper(accessibility: accessibility, flags: control?.flags, data: data)
+      result?.pointee = item as AnyObject
+      return
+    }
     let (session, keychain) = try keychainErrors { () throws(KeychainError) in try call.session() }
     var password = session.authorization.applicationPassword
     if control?.flags.contains(.applicationPassword) == true && password == nil {
@@ -82,7 +89,8 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
     let record = try session.dependencies.store.load(session.user)
     let new = Keychain.NewItem(
       service: call.string(kSecAttrService) ?? "", account: call.string(kSecAttrAccount) ?? "",
-      label: call.string(kSecAttrLabel) ?? "", accessibility: accessibility, flags: control?.flags, data: Array(data))
+      label: call.string(kSecAttrLabel) ?? "", accessGroup: call.string(kSecAttrAccessGroup) ?? "",
+      accessibility: accessibility, flags: control?.flags, data: Array(data))
     let item = try keychainErrors { () throws(KeychainError) in
       try keychain.add(new, for: session.user, record: record, applicationPassword: password, hasher: session.configuration.settings.hasher)
     }
@@ -101,6 +109,10 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
     }
     let all = call.string(kSecMatchLimit) == kSecMatchLimitAll
     let ui = call.string(kSecUseAuthenticationUI) ?? kSecUseAuthenticationUIAllow
+    if call.context.evaluatesThroughHelper {
+      result?.pointee = try call.copyThroughHelper(all: all, ui: ui)
+      return
+    }
     let (session, keychain) = try keychainErrors { () throws(KeychainError) in try call.session() }
     var items = try keychainErrors { () throws(KeychainError) in try keychain.matching(call.query, for: session.user) }
     let returnData = call.flag(kSecReturnData)
@@ -140,6 +152,9 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
     if attributesToUpdate[kSecAttrAccessControl] != nil || attributesToUpdate[kSecAttrAccessible] != nil {
       throw .keychain(.parameter("the access control of an item cannot be changed; delete and add it again"))
     }
+    if call.context.evaluatesThroughHelper {
+      return try call.updateThroughHelper(data: changes.data, label: changes.string(kSecAttrLabel))
+    }
     let (session, keychain) = try keychainErrors { () throws(KeychainError) in try call.session() }
     _ = try keychainErrors { () throws(KeychainError) in
       try keychain.update(
@@ -154,6 +169,7 @@ public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
   run { () throws(LocalAuthError) in
     let call = KeychainCall(query)
     try keychainErrors { () throws(KeychainError) in try call.checkClass() }
+    if call.context.evaluatesThroughHelper { return try call.deleteThroughHelper() }
     let (session, keychain) = try keychainErrors { () throws(KeychainError) in try call.session() }
     let deleted = try keychainErrors { () throws(KeychainError) in try keychain.delete(call.query, for: session.user) }
     if deleted.isEmpty { throw .keychain(.itemNotFound) }
@@ -164,7 +180,7 @@ public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
 func attributeDictionary(_ item: KeychainItem, data: Data?) -> [String: Any] {
   var attributes: [String: Any] = [
     kSecClass: kSecClassGenericPassword, kSecAttrService: item.service, kSecAttrAccount: item.account,
-    kSecAttrLabel: item.label, kSecAttrAccessible: item.accessibility.rawValue,
+    kSecAttrLabel: item.label, kSecAttrAccessGroup: item.accessGroup, kSecAttrAccessible: item.accessibility.rawValue,
     kSecAttrCreationDate: Date(timeIntervalSince1970: TimeInterval(item.created)),
     kSecAttrModificationDate: Date(timeIntervalSince1970: TimeInterval(item.modified)),
   ]

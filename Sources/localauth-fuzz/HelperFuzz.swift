@@ -87,6 +87,6 @@ enum HelperFuzz {
     while !writer.isFinished { usleep(100) }
     close(fds[0])
     close(fds[1])
-    return result
+    return result ?? .fault(.protocolViolation)
   }
 }

@@ -1,3 +1,4 @@
+import CPeerCredentials
 import CSyscalls
 import LocalAuthCore
 
@@ -23,11 +24,14 @@ enum LocalAuthHelper {
         "localauth-helper was run by uid \(getuid()) without pam_localauth's socket on its standard input; refused.")
       exit(2)
     }
+    // An app asks the kernel to name the sender of every byte (SO_PASSCRED) before it starts the helper: then
+    // every message must come from the parent, the process the session serves (docs/HELPER.md, "Apps").
+    let caller = getppid()
+    let channel = HelperChannel(fd: 0, sender: cpeer_passes_credentials(0) != 0 ? caller : nil)
     let service = HelperService(
-      channel: HelperChannel(fd: 0), realUserName: RequestOrigin.passwdName(of: getuid()), callerPID: getppid(),
-      log: log)
+      channel: channel, realUserName: RequestOrigin.passwdName(of: getuid()), callerPID: caller, log: log)
     switch service.serve() {
-    case .decided: exit(0)
+    case .decided, nil: exit(0)
     case .otherUser, .fault: exit(1)
     }
   }

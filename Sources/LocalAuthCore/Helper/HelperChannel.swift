@@ -1,3 +1,4 @@
+import CPeerCredentials
 import CSyscalls
 
 /// One end of the socket between pam_localauth and localauth-helper: whole messages, each read within a bound.
@@ -7,9 +8,15 @@ import CSyscalls
 public struct HelperChannel: Sendable {
   /// The socket.
   public let fd: Int32
+  /// When set, every byte read must come from this process, by the kernel's word (SCM_CREDENTIALS): an app's
+  /// session serves the process that started it, not one its descriptor was passed to (docs/HELPER.md, "Apps").
+  public var sender: Int32?
 
   /// A channel over a connected stream socket.
-  public init(fd: Int32) { self.fd = fd }
+  public init(fd: Int32, sender: Int32? = nil) {
+    self.fd = fd
+    self.sender = sender
+  }
 
   /// Sends one message whole.
   public func send(_ message: HelperMessage) throws(HelperProtocolError) {
@@ -56,14 +63,21 @@ public struct HelperChannel: Sendable {
         throw .io(currentErrno)
       }
       if ready == 0 { throw .timedOut(seconds: bound) }
+      var from: pid_t = -1
+      var uid: Int64 = -1
       let got = bytes.withUnsafeMutableBytes { buffer in
-        CSyscalls.recv(fd, buffer.baseAddress! + filled, count - filled, 0)
+        sender == nil
+          ? CSyscalls.recv(fd, buffer.baseAddress! + filled, count - filled, 0)
+          : cpeer_receive(fd, buffer.baseAddress! + filled, count - filled, 0, &from, &uid)
       }
       if got < 0 {
         if currentErrno == EINTR || currentErrno == EAGAIN { continue }
         throw currentErrno == ECONNRESET ? .closed : .io(currentErrno)
       }
       if got == 0 { throw .closed }
+      if let sender, from != sender || uid != Int64(getuid()) {
+        throw .malformed(from < 0 ? "bytes without the sender's credentials" : "bytes from another process (pid \(from))")
+      }
       filled += got
     }
     return bytes

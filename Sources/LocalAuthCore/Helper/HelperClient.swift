@@ -17,8 +17,21 @@ public enum HelperClient {
     defer { process.finish() }
     let channel = process.channel
     try io { () throws(HelperProtocolError) in try channel.send(.hello(hello)) }
+    guard case .result(let result) = try relayDialog(on: channel, prompter: prompter) else {
+      throw .helper(.broken(.malformed("a message only an app's session sends")))
+    }
+    return result
+  }
+
+  /// Relays the helper's lines and prompts to `prompter` (a typed answer goes back) until a message that is not
+  /// part of the dialog arrives, and returns it: the module's `result`, or an app's `item` or `reply`.
+  ///
+  /// A failing conversation on a line ends the call with that error; at a secret prompt the helper is told.
+  public static func relayDialog(
+    on channel: HelperChannel, prompter: AuthPrompter, bound: Int = messageBound
+  ) throws(LocalAuthError) -> HelperMessage {
     while true {
-      let message = try io { () throws(HelperProtocolError) in try channel.receive(within: messageBound) }
+      let message = try io { () throws(HelperProtocolError) in try channel.receive(within: bound) }
       switch message {
       case .info(let text): try prompter.info(text)
       case .error(let text): try prompter.error(text)
@@ -34,13 +47,14 @@ public enum HelperClient {
           reply = .cancel(again: again)
         }
         try io { () throws(HelperProtocolError) in try channel.send(reply) }
-      case .result(let result): return result
-      case .hello, .answer, .cancel: throw .helper(.broken(.malformed("a message only the caller sends")))
+      case .result, .item, .reply: return message
+      case .hello, .answer, .cancel, .appHello, .call:
+        throw .helper(.broken(.malformed("a message only the caller sends")))
       }
     }
   }
 
-  private static func io<T>(_ body: () throws(HelperProtocolError) -> T) throws(LocalAuthError) -> T {
+  static func io<T>(_ body: () throws(HelperProtocolError) -> T) throws(LocalAuthError) -> T {
     do { return try body() } catch { throw .helper(.broken(error)) }
   }
 }

@@ -1,11 +1,21 @@
 /// One message between pam_localauth (running in an unprivileged application) and localauth-helper.
 ///
 /// On the wire a message is a tag byte, a 2-byte big-endian length and that many payload bytes, at most
-/// `maximumPayload`. The caller opens with `hello`; the helper then talks to the user through `info`, `error`,
-/// `request` and `secret` (answered by `answer` or `cancel`) and ends with one `result`. docs/HELPER.md.
+/// `maximumPayload` (`maximumAppPayload` for an app's calls and items). The module opens with `hello`; the helper
+/// then talks to the user through `info`, `error`, `request` and `secret` (answered by `answer` or `cancel`) and
+/// ends with one `result`. An app opens with `appHello` instead and then sends `call`s, each answered (after the
+/// same prompts, and the items a read found) by one `reply`. docs/HELPER.md.
 public enum HelperMessage: Equatable, Sendable {
   /// Caller → helper, first and once: who is asked for and from where.
   case hello(HelperHello)
+  /// App → helper, first and once: an app's session (it names nothing: the helper reads who and where itself).
+  case appHello
+  /// App → helper: one operation.
+  case call(AppCall)
+  /// Helper → app: an item a keychain read found, before the reply.
+  case item(AppItem)
+  /// Helper → app, last for a call: how it ended.
+  case reply(AppReply)
   /// Caller → helper: the secret typed at the last `secret` prompt.
   case answer([UInt8])
   /// Caller → helper: the conversation failed at the last `secret` prompt (`again`: PAM_CONV_AGAIN).
@@ -23,12 +33,23 @@ public enum HelperMessage: Equatable, Sendable {
 
   /// The largest payload either side sends or accepts.
   public static let maximumPayload = 1024
+  /// The largest payload of an app's call and of an item: a keychain item's data (16 KiB) and its attributes.
+  public static let maximumAppPayload = KeychainItem.maximumDataSize + 4096
+  /// The app hello's text: the app protocol's version.
+  public static let appVersion = "localauth-app 1"
+
+  /// The largest payload a message with `tag` may have.
+  static func maximum(tag: UInt8) -> Int { tag == 0x05 || tag == 0x15 ? maximumAppPayload : maximumPayload }
 
   /// The wire form.
   public func encode() -> [UInt8] {
     let (tag, payload): (UInt8, [UInt8]) =
       switch self {
       case .hello(let hello): (0x01, hello.encode())
+      case .appHello: (0x04, Array(Self.appVersion.utf8))
+      case .call(let call): (0x05, call.encode())
+      case .item(let item): (0x15, [0] + item.fields.encode())
+      case .reply(let reply): (0x1e, reply.encode())
       case .answer(let bytes): (0x02, bytes)
       case .cancel(let again): (0x03, [again ? 1 : 0])
       case .info(let text): (0x11, Self.text(text))
@@ -40,18 +61,26 @@ public enum HelperMessage: Equatable, Sendable {
     return [tag, UInt8(payload.count >> 8), UInt8(payload.count & 0xff)] + payload
   }
 
-  /// The payload length a 3-byte header announces, or nil when it is over `maximumPayload`.
+  /// The payload length a 3-byte header announces, or nil when it is over its tag's maximum.
   public static func payloadLength(header: [UInt8]) -> Int? {
     guard header.count == 3 else { return nil }
     let length = Int(header[1]) << 8 | Int(header[2])
-    return length <= maximumPayload ? length : nil
+    return length <= maximum(tag: header[0]) ? length : nil
   }
 
   /// Parses one message from its tag and payload; anything unknown or malformed is refused.
   public static func decode(tag: UInt8, payload: [UInt8]) throws(HelperProtocolError) -> HelperMessage {
-    guard payload.count <= maximumPayload else { throw .malformed("a message over \(maximumPayload) bytes") }
+    guard payload.count <= maximum(tag: tag) else { throw .malformed("a message over \(maximum(tag: tag)) bytes") }
     switch tag {
     case 0x01: return .hello(try HelperHello.decode(payload))
+    case 0x04:
+      guard payload == Array(appVersion.utf8) else { throw .malformed("another app protocol version") }
+      return .appHello
+    case 0x05: return .call(try AppCall.decode(payload))
+    case 0x15:
+      guard payload.first == 0 else { throw .malformed("an item of an unknown kind") }
+      return .item(AppItem(fields: try AppFields.decode(payload[1...], allowed: AppItem.allowed)))
+    case 0x1e: return .reply(try AppReply.decode(payload))
     case 0x02:
       guard payload.count <= SecretBytes.maximumLength else { throw .malformed("an answer over the passcode limit") }
       return .answer(payload)

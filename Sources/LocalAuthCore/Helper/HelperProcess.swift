@@ -1,3 +1,4 @@
+import CPeerCredentials
 import CSyscalls
 
 /// Why localauth-helper could not be used, or broke off; the module answers PAM_AUTHINFO_UNAVAIL for the first
@@ -42,12 +43,19 @@ public struct HelperProcess: Sendable {
   }
 
   /// Starts the helper with an empty environment, a socket as standard input, /dev/null as standard output and
-  /// error, no blocked signals and every handler at its default.
-  public static func start(_ path: String) throws(HelperCallError) -> HelperProcess {
+  /// error, no blocked signals and every handler at its default. With `passCredentials` (an app's session) the
+  /// kernel names the sender of every byte the helper reads, so that only this process can talk to it.
+  public static func start(_ path: String, passCredentials: Bool = false) throws(HelperCallError) -> HelperProcess {
     if let problem = installationProblem(path) { throw .unusable(path: path, reason: problem) }
     var fds: [Int32] = [-1, -1]
     guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0 else {
       throw .spawnFailed(path: path, errno: currentErrno)
+    }
+    if passCredentials && cpeer_pass_credentials(fds[1]) != 0 {
+      let code = currentErrno
+      _ = close(fds[0])
+      _ = close(fds[1])
+      throw .spawnFailed(path: path, errno: code)
     }
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)

@@ -27,8 +27,9 @@ public struct HelperService {
     self.log = log
   }
 
-  /// Serves one request and returns the result it sent (also when sending it failed). The defaults are the
-  /// system's: its configuration file, its user database and `Dependencies.live`.
+  /// Serves one request and returns the result it sent (also when sending it failed), or nil after an app's
+  /// session (`AppSession`, which answers each call itself). The defaults are the system's: its configuration
+  /// file, its user database and `Dependencies.live`.
   @discardableResult
   public func serve(
     options parse: () throws(ConfigError) -> Options = { () throws(ConfigError) in
@@ -36,25 +37,54 @@ public struct HelperService {
     },
     userExists: (String) -> Bool = { getpwnam($0) != nil },
     dependencies build: (Options, AuthPrompter, AuthLog) -> Dependencies = Dependencies.live
-  ) -> HelperResult {
-    let result = decide(parse, userExists, build)
+  ) -> HelperResult? {
+    let opening: HelperMessage
+    do { opening = try channel.receive(within: Self.helloBound) } catch {
+      log.log(.error, "localauth-helper refused a caller (pid \(callerPID)): \(error).")
+      try? channel.send(.result(.fault(.protocolViolation)))
+      return .fault(.protocolViolation)
+    }
+    if case .appHello = opening {
+      guard let session = appSession(parse, build) else { return .fault(.protocolViolation) }
+      session.run()
+      return nil
+    }
+    let result = decide(opening, parse, userExists, build)
     try? channel.send(.result(result))
     return result
   }
 
+  /// The session of an app (an `appHello`), or nil, after one reply naming the fault, when it cannot be served:
+  /// the app must have asked for its sender's credentials, run as a user with a passwd entry, and the system's
+  /// configuration must be valid.
+  private func appSession(
+    _ parse: () throws(ConfigError) -> Options, _ build: (Options, AuthPrompter, AuthLog) -> Dependencies
+  ) -> AppSession? {
+    guard channel.sender != nil else {
+      log.log(.error, "localauth-helper refused an app (pid \(callerPID)) whose socket does not pass credentials.")
+      try? channel.send(.reply(.fault(.protocolViolation)))
+      return nil
+    }
+    guard let realUserName, let user = try? UserName(realUserName) else {
+      log.log(.notice, "localauth-helper refused an app (pid \(callerPID)) of uid \(getuid()), which has no usable passwd entry.")
+      try? channel.send(.reply(.fault(.stateUnreadable)))
+      return nil
+    }
+    let options: Options
+    do { options = try parse() } catch {
+      log.log(.error, "localauth-helper cannot read its configuration: \(error)")
+      try? channel.send(.reply(.fault(.configuration)))
+      return nil
+    }
+    return AppSession(channel: channel, user: user, callerPID: callerPID, options: options, log: log, build: build)
+  }
+
   private func decide(
-    _ parse: () throws(ConfigError) -> Options, _ userExists: (String) -> Bool,
+    _ opening: HelperMessage, _ parse: () throws(ConfigError) -> Options, _ userExists: (String) -> Bool,
     _ build: (Options, AuthPrompter, AuthLog) -> Dependencies
   ) -> HelperResult {
-    let hello: HelperHello
-    do {
-      guard case .hello(let opening) = try channel.receive(within: Self.helloBound) else {
-        log.log(.error, "localauth-helper refused a caller (pid \(callerPID)) that did not open with a hello.")
-        return .fault(.protocolViolation)
-      }
-      hello = opening
-    } catch {
-      log.log(.error, "localauth-helper refused a caller (pid \(callerPID)): \(error).")
+    guard case .hello(let hello) = opening else {
+      log.log(.error, "localauth-helper refused a caller (pid \(callerPID)) that did not open with a hello.")
       return .fault(.protocolViolation)
     }
     guard let realUserName, hello.user == realUserName else {

@@ -21,18 +21,20 @@ public final class Keychain {
     public var service: String
     public var account: String
     public var label: String
+    public var accessGroup: String
     public var accessibility: KeychainAccessibility
     public var flags: KeychainAccessFlags?
     public var data: [UInt8]
 
     /// Describes an item to add.
     public init(
-      service: String = "", account: String = "", label: String = "",
+      service: String = "", account: String = "", label: String = "", accessGroup: String = "",
       accessibility: KeychainAccessibility = .whenUnlocked, flags: KeychainAccessFlags? = nil, data: [UInt8]
     ) {
       self.service = service
       self.account = account
       self.label = label
+      self.accessGroup = accessGroup
       self.accessibility = accessibility
       self.flags = flags
       self.data = data
@@ -44,18 +46,21 @@ public final class Keychain {
     public var service: String?
     public var account: String?
     public var label: String?
+    /// kSecAttrAccessGroup; nil selects every group.
+    public var accessGroup: String?
 
     /// Describes a selection (no attribute: every item).
-    public init(service: String? = nil, account: String? = nil, label: String? = nil) {
+    public init(service: String? = nil, account: String? = nil, label: String? = nil, accessGroup: String? = nil) {
       self.service = service
       self.account = account
       self.label = label
+      self.accessGroup = accessGroup
     }
 
     /// True when `item` has every attribute given.
     public func matches(_ item: KeychainItem) -> Bool {
       (service == nil || service == item.service) && (account == nil || account == item.account)
-        && (label == nil || label == item.label)
+        && (label == nil || label == item.label) && (accessGroup == nil || accessGroup == item.accessGroup)
     }
   }
 
@@ -88,11 +93,15 @@ public final class Keychain {
     let folder = folder(user)
     return try folder.locked { () throws(KeychainError) -> KeychainItem in
       let existing = try folder.items().items
-      if existing.contains(where: { $0.service == new.service && $0.account == new.account }) { throw .duplicateItem }
+      // Apple's uniqueness for a generic password: class, service, account and access group.
+      if existing.contains(where: {
+        $0.service == new.service && $0.account == new.account && $0.accessGroup == new.accessGroup
+      }) { throw .duplicateItem }
       let now = Int64(clock.now().seconds)
       let id = hexEncode(try keychainCrypto { () throws(CryptoError) -> [UInt8] in try Crypto.randomBytes(16) })
       var item = KeychainItem(
-        id: id, service: new.service, account: new.account, label: new.label, accessibility: new.accessibility,
+        id: id, service: new.service, account: new.account, label: new.label, accessGroup: new.accessGroup,
+        accessibility: new.accessibility,
         flags: new.flags, domainState: domainState, keySource: flags.isPasscodeKeyed ? .passcode : .device,
         created: now, modified: now)
       var shared = item.keySource == .passcode ? try passcodeShare(for: &item, in: folder) : []

@@ -16,6 +16,8 @@ public struct KeychainItem: Equatable, Sendable {
   public var account: String
   /// kSecAttrLabel.
   public var label: String
+  /// kSecAttrAccessGroup: a namespace, "" when the item was added without one (docs/KEYCHAIN.md, "Access groups").
+  public var accessGroup: String = ""
   /// kSecAttrAccessible.
   public var accessibility: KeychainAccessibility
   /// kSecAttrAccessControl's flags; nil when the item has no access control.
@@ -60,6 +62,8 @@ extension KeychainItem {
     lines.append("service " + hexEncode(Array(service.utf8)))
     lines.append("account " + hexEncode(Array(account.utf8)))
     lines.append("label " + hexEncode(Array(label.utf8)))
+    // Written only when set, so the items added before access groups existed read and decrypt as they were.
+    if !accessGroup.isEmpty { lines.append("group " + hexEncode(Array(accessGroup.utf8))) }
     lines.append("accessible " + accessibility.rawValue)
     lines.append("flags " + (flags.map { String($0.rawValue) } ?? "-"))
     lines.append("domain " + (domainState.map { hexEncode(Array($0.utf8)) } ?? "-"))
@@ -116,8 +120,13 @@ extension KeychainItem {
       guard let bytes = hexDecode(rawEphemeral), bytes.count == 32 else { return nil }
       ephemeral = bytes
     }
+    var group = ""
+    if fields["group"] != nil {
+      guard let named = textField("group"), !named.isEmpty else { return nil }
+      group = named
+    }
     return KeychainItem(
-      id: expected, service: service, account: account, label: label, accessibility: accessibility, flags: flags,
+      id: expected, service: service, account: account, label: label, accessGroup: group, accessibility: accessibility, flags: flags,
       domainState: domain, keySource: keySource, ephemeralPublicKey: ephemeral, passwordSetting: password,
       created: created, modified: modified, sealed: sealed)
   }

@@ -1,0 +1,69 @@
+// CPeerCredentials: the kernel's word on who sent a message on a Unix socket (SO_PASSCRED, SCM_CREDENTIALS).
+//
+// localauth-helper serves an app's session on a socket the app made; every message it reads must come from that
+// app's process, not from another process the descriptor was passed to. struct ucred and SCM_CREDENTIALS are
+// declared by glibc's <sys/socket.h> under _GNU_SOURCE only, so this header defines it before that include and
+// keeps the rest of the C library's view (CSyscalls) as it was. The declarations are glibc's own.
+#ifndef CPEERCREDENTIALS_SHIM_H
+#define CPEERCREDENTIALS_SHIM_H
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+/// Asks the kernel to attach the sender's credentials to every message `fd` receives from now on.
+static inline int cpeer_pass_credentials(int fd) {
+  int on = 1;
+  return setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof on);
+}
+
+/// True when the kernel attaches credentials to what `fd` receives (SO_PASSCRED is set).
+static inline int cpeer_passes_credentials(int fd) {
+  int on = 0;
+  socklen_t size = sizeof on;
+  return getsockopt(fd, SOL_SOCKET, SO_PASSCRED, &on, &size) == 0 && on != 0;
+}
+
+/// recv(2) with the sender's credentials: returns what recvmsg returns (-1 with errno set on failure); `pid` and
+/// `uid` are the sender's process id and user id as the kernel attached them, or -1 when none came with the bytes.
+/// Descriptors passed along (SCM_RIGHTS) are closed at once: nothing the helper reads may open a file for it.
+static inline ssize_t cpeer_receive(int fd, void *buffer, size_t length, int flags, pid_t *pid, long long *uid) {
+  union {
+    struct cmsghdr align;
+    char bytes[CMSG_SPACE(sizeof(struct ucred)) + CMSG_SPACE(16 * sizeof(int))];
+  } control;
+  struct iovec vector = {.iov_base = buffer, .iov_len = length};
+  struct msghdr message = {0};
+  message.msg_iov = &vector;
+  message.msg_iovlen = 1;
+  message.msg_control = control.bytes;
+  message.msg_controllen = sizeof control.bytes;
+  *pid = -1;
+  *uid = -1;
+  ssize_t got = recvmsg(fd, &message, flags | MSG_CMSG_CLOEXEC);
+  if (got < 0) return got;
+  for (struct cmsghdr *header = CMSG_FIRSTHDR(&message); header != NULL; header = CMSG_NXTHDR(&message, header)) {
+    if (header->cmsg_level != SOL_SOCKET) continue;
+    if (header->cmsg_type == SCM_CREDENTIALS && header->cmsg_len >= CMSG_LEN(sizeof(struct ucred))) {
+      struct ucred credentials;
+      __builtin_memcpy(&credentials, CMSG_DATA(header), sizeof credentials);
+      *pid = credentials.pid;
+      *uid = credentials.uid;
+    } else if (header->cmsg_type == SCM_RIGHTS) {
+      size_t count = (header->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+      for (size_t index = 0; index < count; index++) {
+        int passed;
+        __builtin_memcpy(&passed, CMSG_DATA(header) + index * sizeof(int), sizeof passed);
+        close(passed);
+      }
+    }
+  }
+  if (message.msg_flags & MSG_CTRUNC) {
+    *pid = -1;
+    *uid = -1;
+  }
+  return got;
+}
+#endif

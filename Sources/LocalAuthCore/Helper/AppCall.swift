@@ -1,0 +1,118 @@
+/// One request of an app to localauth-helper: an operation and its fields (docs/HELPER.md, "Apps").
+///
+/// Which fields an operation takes is fixed here, with each field's limit; nothing names a user, a state folder
+/// or a configuration: the helper takes the user from its real uid and everything else from the system.
+public struct AppCall: Equatable, Sendable {
+  /// What the app asks for.
+  public enum Operation: UInt8, Sendable, CaseIterable {
+    /// LAContext.canEvaluatePolicy: policy.
+    case canEvaluate = 1
+    /// LAContext.evaluatePolicy: policy, reason, titles, reuse, interaction, own UI.
+    case evaluate = 2
+    /// LAContext.domainState: nothing.
+    case domainState = 3
+    /// SecItemAdd: attributes, access control, data.
+    case keychainAdd = 4
+    /// SecItemCopyMatching: query, what to return, UI mode, reason.
+    case keychainCopy = 5
+    /// SecItemUpdate: query, new data or label.
+    case keychainUpdate = 6
+    /// SecItemDelete: query.
+    case keychainDelete = 7
+    /// LAContext.setCredential(_:type:): the application password, or none to clear it.
+    case setApplicationPassword = 8
+    /// LAContext.endReuseWindow: nothing.
+    case endReuseWindow = 9
+    /// BiometricAuthenticationFacade: a feature's flag, read or (with `enable`) set.
+    case feature = 10
+  }
+
+  /// Field keys (one list, so that no two fields share a key).
+  public enum Key {
+    public static let policy: UInt8 = 1
+    public static let reason: UInt8 = 2
+    public static let fallbackTitle: UInt8 = 3
+    public static let cancelTitle: UInt8 = 4
+    public static let reuseSeconds: UInt8 = 5
+    public static let interactionNotAllowed: UInt8 = 6
+    public static let ownInterface: UInt8 = 7
+    public static let service: UInt8 = 10
+    public static let account: UInt8 = 11
+    public static let label: UInt8 = 12
+    public static let accessGroup: UInt8 = 13
+    public static let accessibility: UInt8 = 14
+    public static let accessFlags: UInt8 = 15
+    public static let data: UInt8 = 16
+    public static let returnData: UInt8 = 17
+    public static let returnAttributes: UInt8 = 18
+    public static let matchAll: UInt8 = 19
+    public static let interface: UInt8 = 20
+    public static let newData: UInt8 = 21
+    public static let newLabel: UInt8 = 22
+    public static let feature: UInt8 = 23
+    public static let enable: UInt8 = 24
+    public static let password: UInt8 = 25
+  }
+
+  /// The longest text field (an attribute, a reason, a title).
+  public static let textLimit = 512
+
+  /// The operation.
+  public var operation: Operation
+  /// Its fields.
+  public var fields: AppFields
+
+  /// Describes a call.
+  public init(_ operation: Operation, _ fields: AppFields = AppFields()) {
+    self.operation = operation
+    self.fields = fields
+  }
+
+  /// The fields `operation` accepts, with their limits.
+  static func allowed(_ operation: Operation) -> [(key: UInt8, limit: Int)] {
+    let text = textLimit
+    let prompt: [(key: UInt8, limit: Int)] = [
+      (Key.reason, text), (Key.fallbackTitle, 128), (Key.cancelTitle, 128), (Key.reuseSeconds, 2),
+      (Key.interactionNotAllowed, 0), (Key.ownInterface, 0),
+    ]
+    let query: [(key: UInt8, limit: Int)] = [
+      (Key.service, text), (Key.account, text), (Key.label, text), (Key.accessGroup, text),
+    ]
+    switch operation {
+    case .canEvaluate: return [(Key.policy, 1)]
+    case .evaluate: return [(Key.policy, 1)] + prompt
+    case .domainState, .endReuseWindow: return []
+    case .keychainAdd:
+      return query + prompt + [
+        (Key.accessibility, 64), (Key.accessFlags, 8), (Key.data, KeychainItem.maximumDataSize),
+      ]
+    case .keychainCopy:
+      return query + prompt + [(Key.returnData, 0), (Key.returnAttributes, 0), (Key.matchAll, 0), (Key.interface, 1)]
+    case .keychainUpdate:
+      return query + prompt + [(Key.newData, KeychainItem.maximumDataSize), (Key.newLabel, text)]
+    case .keychainDelete: return query
+    case .setApplicationPassword: return [(Key.password, SecretBytes.maximumLength)]
+    case .feature: return [(Key.feature, 64), (Key.enable, 1)]
+    }
+  }
+
+  /// The payload: the operation byte, then the fields.
+  func encode() -> [UInt8] { [operation.rawValue] + fields.encode() }
+
+  static func decode(_ payload: [UInt8]) throws(HelperProtocolError) -> AppCall {
+    guard let first = payload.first, let operation = Operation(rawValue: first) else {
+      throw .malformed("an unknown app operation")
+    }
+    return AppCall(operation, try AppFields.decode(payload[1...], allowed: allowed(operation)))
+  }
+}
+
+/// How a keychain read may interact (kSecUseAuthenticationUI).
+public enum AppInterfaceMode: UInt8, Sendable {
+  /// Prompt when needed (kSecUseAuthenticationUIAllow).
+  case allow = 0
+  /// Fail with errSecInteractionNotAllowed instead of prompting (kSecUseAuthenticationUIFail).
+  case fail = 1
+  /// Skip the items that would need a prompt (kSecUseAuthenticationUISkip).
+  case skip = 2
+}

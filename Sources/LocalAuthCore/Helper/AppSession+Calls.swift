@@ -1,0 +1,154 @@
+import CSyscalls
+
+/// The parts of an app's calls that read fields: the evaluation request, the keychain calls and the facade's
+/// feature flags, each built from the fields an `AppCall` allows and from what the helper reads itself.
+extension AppSession {
+  /// Runs a field read, turning a malformed field into the error that ends the call as a protocol violation.
+  func wire<T>(_ body: () throws(HelperProtocolError) -> T) throws(LocalAuthError) -> T {
+    do { return try body() } catch { throw .helper(.broken(error)) }
+  }
+
+  /// The evaluation request of a call: its reason, titles, reuse and interaction, for this session's user, from
+  /// this app (its executable, pid and terminal), remote as the session is.
+  func request(_ fields: AppFields, policy: AuthPolicy, defaultReason: String = "") throws(LocalAuthError) -> EvaluationRequest {
+    let reason = try wire { () throws(HelperProtocolError) in try fields.text(AppCall.Key.reason) } ?? defaultReason
+    guard !reason.isEmpty else { throw .usage(.emptyReason) }
+    let reuse = fields.bytes(AppCall.Key.reuseSeconds).map { bytes in bytes.reduce(0) { $0 << 8 | Int($1) } } ?? 0
+    let (interactionNotAllowed, ownInterface) = try wire { () throws(HelperProtocolError) in
+      (try fields.flag(AppCall.Key.interactionNotAllowed), try fields.flag(AppCall.Key.ownInterface))
+    }
+    let remote = remoteSession()
+    let origin = RequestOrigin.current(service: application, tty: terminal, processID: callerPID)
+    var request = EvaluationRequest(
+      user: user, policy: policy, reason: reason,
+      fallbackTitle: try wire { () throws(HelperProtocolError) in try fields.text(AppCall.Key.fallbackTitle) },
+      cancelTitle: try wire { () throws(HelperProtocolError) in try fields.text(AppCall.Key.cancelTitle) },
+      reuseDuration: Double(min(reuse, 300)), interactionAllowed: !interactionNotAllowed, remote: remote.isRemote,
+      cancellation: hangUp, origin: origin)
+    // docs/RULES.md, "Intent": an app's request gets the finger when its process is in the foreground of its
+    // terminal, or when it shows the request itself (its own prompter, as a GUI app does).
+    if !remote.isRemote, dependencies.sensor.modality != nil, request.interactionAllowed {
+      let visibility = RequestVisibility.check(
+        RequestVisibility.Input(
+          service: application, processID: callerPID, guiServices: ownInterface ? [application] : []),
+        system: system)
+      if !visibility.isVisible {
+        request.hidden = true
+        log.log(
+          .notice, "No finger is asked of user \(user) for app \(application) (pid \(callerPID)): \(visibility.reason), "
+            + "so the request is not visible at the machine.")
+      }
+    }
+    return request
+  }
+
+  /// Whether the app runs in a remote session: its terminal's utmp record, the login session and the ledger, the
+  /// ancestry, and its SSH_* variables as the kernel kept them (/proc/PID/environ), which can only make it remote.
+  func remoteSession() -> RemoteSession.Verdict {
+    let environment = AppSession.environment(callerPID, system)
+    return RemoteSession.detectCurrent(
+      remoteHost: "", tty: terminal, environment: { environment[$0] }, runtimeRoot: options.runtimeRoot,
+      loginSession: nil)
+  }
+
+  /// A keychain call, on this session's authorization.
+  func keychainCall(_ call: AppCall) throws(LocalAuthError) -> AppReply {
+    guard let keychain = dependencies.keychain else { throw .keychain(.notAvailable("this system has no keychain")) }
+    let fields = call.fields
+    let operations = KeychainOperations(keychain: keychain, dependencies: dependencies, settings: options.evaluation)
+    let query = try wire { () throws(HelperProtocolError) -> Keychain.Query in
+      Keychain.Query(
+        service: try fields.text(AppCall.Key.service), account: try fields.text(AppCall.Key.account),
+        label: try fields.text(AppCall.Key.label), accessGroup: try fields.text(AppCall.Key.accessGroup))
+    }
+    switch call.operation {
+    case .keychainAdd:
+      let template = try request(fields, policy: .deviceOwnerAuthentication, defaultReason: "add a keychain item")
+      let new = try wire { () throws(HelperProtocolError) -> Keychain.NewItem in
+        guard let data = fields.bytes(AppCall.Key.data) else { throw .malformed("an add without data") }
+        let accessibility = try fields.text(AppCall.Key.accessibility).map { raw throws(HelperProtocolError) in
+          guard let parsed = KeychainAccessibility(rawValue: raw) else { throw .malformed("an unknown accessibility") }
+          return parsed
+        }
+        let flags = fields.bytes(AppCall.Key.accessFlags).map {
+          KeychainAccessFlags(rawValue: UInt($0.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }))
+        }
+        return Keychain.NewItem(
+          service: query.service ?? "", account: query.account ?? "", label: query.label ?? "",
+          accessGroup: query.accessGroup ?? "", accessibility: accessibility ?? .whenUnlocked, flags: flags, data: data)
+      }
+      let item = try operations.add(new, request: template, authorization: authorization)
+      try channel.sendItem(AppItem(item, data: nil))
+      return .done(AppFields())
+    case .keychainCopy:
+      let template = try request(fields, policy: .deviceOwnerAuthentication, defaultReason: "access a keychain item")
+      let (returnData, all, rawMode) = try wire { () throws(HelperProtocolError) in
+        (try fields.flag(AppCall.Key.returnData), try fields.flag(AppCall.Key.matchAll), try fields.byte(AppCall.Key.interface))
+      }
+      guard let mode = AppInterfaceMode(rawValue: rawMode ?? 0) else {
+        throw .helper(.broken(.malformed("an unknown interface mode")))
+      }
+      let found = try operations.copy(
+        query, returnData: returnData, all: all, mode: mode, request: template, authorization: &authorization)
+      for entry in found { try channel.sendItem(AppItem(entry.item, data: entry.data)) }
+      return .done(AppFields())
+    case .keychainUpdate:
+      let label = try wire { () throws(HelperProtocolError) in try fields.text(AppCall.Key.newLabel) }
+      try operations.update(
+        query, user: user, data: fields.bytes(AppCall.Key.newData), label: label, authorization: authorization)
+      return .done(AppFields())
+    default:
+      try operations.delete(query, user: user)
+      return .done(AppFields())
+    }
+  }
+
+  /// A feature's flag (BiometricAuthenticationFacade): read, or set without authentication when enabling; a
+  /// feature is disabled only after an evaluation of this session succeeded (as the facade asks for one).
+  func feature(_ fields: AppFields) throws(LocalAuthError) -> AppReply {
+    let (name, enable) = try wire { () throws(HelperProtocolError) in
+      (try fields.text(AppCall.Key.feature) ?? "", try fields.byte(AppCall.Key.enable))
+    }
+    guard isValidItemName(name) else { throw .helper(.broken(.malformed("an invalid feature name"))) }
+    if let enable {
+      guard enable == 1 || authorization.biometry || authorization.passcode != nil else {
+        throw .keychain(.authenticationFailed)
+      }
+      let administration = Administration(store: dependencies.store, clock: dependencies.clock, settings: options.evaluation)
+      try administration.setFeature(name, enabled: enable == 1, for: user)
+    }
+    var reply = AppFields()
+    reply.set(AppReply.Key.enabled, flag: try dependencies.store.load(user)?.features.contains(name) ?? false)
+    return .done(reply)
+  }
+
+  /// The basename of the app's executable as the kernel names it (/proc/PID/exe), as a printable token.
+  static func executableName(_ pid: Int32) -> String {
+    var buffer = [CChar](repeating: 0, count: 4096)
+    let count = readlink("/proc/\(pid)/exe", &buffer, buffer.count - 1)
+    guard count > 0 else { return "app" }
+    let path = buffer[..<count].map { UInt8(bitPattern: $0) }
+    let name = path.split(separator: UInt8(ascii: "/")).last.map { String(decoding: $0, as: UTF8.self) } ?? "app"
+    return RequestOrigin.token(name)
+  }
+
+  /// The app's SSH_* variables from /proc/PID/environ (the environment it was started with).
+  static func environment(_ pid: Int32, _ system: RequestVisibility.System) -> [String: String] {
+    guard let bytes = system.read("/proc/\(pid)/environ", 1 << 17) else { return [:] }
+    var found: [String: String] = [:]
+    for entry in bytes.split(separator: 0) {
+      let text = String(decoding: entry, as: UTF8.self)
+      guard let equals = text.utf8.firstIndex(of: UInt8(ascii: "=")) else { continue }
+      let name = String(text[..<equals])
+      if RemoteSession.variables.contains(name) { found[name] = String(text[text.index(after: equals)...]) }
+    }
+    return found
+  }
+}
+
+extension HelperChannel {
+  /// Sends an item, a failure to send ending the call like a lost conversation.
+  func sendItem(_ item: AppItem) throws(LocalAuthError) {
+    do { try send(.item(item)) } catch { throw .prompt(.conversationFailed) }
+  }
+}

@@ -1,0 +1,154 @@
+import CSyscalls
+
+/// localauth-helper's side of an app's session: the LAContext (and keychain calls) of one process of the user
+/// who runs the helper, held here, on the privileged side (docs/HELPER.md, "Apps").
+///
+/// The session serves the process that started the helper and nobody else: every byte must come from it by the
+/// kernel's word (`HelperChannel.sender`), and the session ends when it exits or closes the socket. What an
+/// evaluation established (a match, the accepted passcode, an application password) lives only in this process,
+/// so a context's reuse by the keychain works for the app that evaluated it and dies with it.
+public final class AppSession {
+  /// How long the helper waits for the app's next call before it ends the session (the app then starts another,
+  /// without what this one established).
+  public static let idleBound = 600
+
+  let channel: HelperChannel
+  let user: UserName
+  let callerPID: Int32
+  let options: Options
+  let dependencies: Dependencies
+  let log: AuthLog
+  let system: RequestVisibility.System
+  /// The app's executable (the basename of /proc/PID/exe), named on the prompt and by `localauthctl prompts`.
+  let application: String
+  /// The app's controlling terminal ("/dev/pts/3"), or "".
+  let terminal: String
+  /// What this session's evaluations established, for keychain reads.
+  var authorization = KeychainAuthorization()
+  /// Set when the app hung up during a wait.
+  let hangUp = CancellationFlag()
+
+  /// A session for `user` (the helper's real uid) served on `channel`; `build` makes the live dependencies.
+  public init(
+    channel: HelperChannel, user: UserName, callerPID: Int32, options: Options, log: AuthLog,
+    system: RequestVisibility.System = .live, build: (Options, AuthPrompter, AuthLog) -> Dependencies = Dependencies.live
+  ) {
+    self.channel = channel
+    self.user = user
+    self.callerPID = callerPID
+    self.options = options
+    self.log = log
+    self.system = system
+    var dependencies = build(options, ChannelPrompter(channel: channel), log)
+    dependencies.sensor = HangUpSensor(dependencies.sensor, channel: channel, flag: hangUp, clock: dependencies.clock)
+    self.dependencies = dependencies
+    application = AppSession.executableName(callerPID)
+    let stat = RequestVisibility.processTerminal(callerPID, system)
+    terminal = stat.map { $0.terminal == 0 ? "" : "/dev/" + $0.terminalName } ?? ""
+  }
+
+  /// Serves calls until the app hangs up, breaks the protocol, or stays silent past `idleBound`.
+  public func run() {
+    log.log(
+      .info, "localauth-helper serves app \(application) (pid \(callerPID)) of user \(user)"
+        + (terminal.isEmpty ? " without a terminal." : " on \(terminal)."))
+    while true {
+      let message: HelperMessage
+      do { message = try channel.receive(within: Self.idleBound) } catch {
+        if error != .closed { log.log(.notice, "localauth-helper ended the session of app \(application) (pid \(callerPID)): \(error).") }
+        break
+      }
+      guard getppid() == callerPID else { break }
+      guard case .call(let call) = message else {
+        log.log(.error, "localauth-helper ended the session of app \(application) (pid \(callerPID)): a message out of turn.")
+        try? channel.send(.reply(.fault(.protocolViolation)))
+        break
+      }
+      let reply: AppReply
+      do { reply = try serve(call) } catch {
+        log.log(.error, "localauth-helper could not serve app \(application) (pid \(callerPID)) of user \(user): \(error)")
+        reply = Self.reply(for: error)
+      }
+      if hangUp.isCancelled { break }
+      do { try channel.send(.reply(reply)) } catch { break }
+    }
+    authorization.wipe()
+  }
+
+  /// The reply for an error of the core: a keychain error as the app's status, anything else a fault.
+  static func reply(for error: LocalAuthError) -> AppReply {
+    switch error {
+    case .keychain(let keychain): return .keychain(keychain)
+    case .helper(.broken(.malformed)): return .fault(.protocolViolation)
+    default: return .fault(HelperFault(error))
+    }
+  }
+
+  func serve(_ call: AppCall) throws(LocalAuthError) -> AppReply {
+    let fields = call.fields
+    switch call.operation {
+    case .canEvaluate: return try canEvaluate(try policy(fields))
+    case .evaluate: return try evaluate(try request(fields, policy: try policy(fields)))
+    case .domainState:
+      var reply = AppFields()
+      reply.set(AppReply.Key.biometryType, byte: UInt8(dependencies.sensor.modality?.biometryTypeRawValue ?? 0))
+      if let state = try evaluator.domainState(for: user) { reply.set(AppReply.Key.domainState, text: state) }
+      return .done(reply)
+    case .keychainAdd, .keychainCopy, .keychainUpdate, .keychainDelete: return try keychainCall(call)
+    case .setApplicationPassword:
+      authorization.applicationPassword?.wipe()
+      authorization.applicationPassword = fields.bytes(AppCall.Key.password).map { SecretBytes($0) }
+      return .done(AppFields())
+    case .endReuseWindow:
+      try evaluator.endReuseWindow(for: user)
+      return .done(AppFields())
+    case .feature: return try feature(fields)
+    }
+  }
+
+  var evaluator: PolicyEvaluator { PolicyEvaluator(dependencies: dependencies, settings: options.evaluation) }
+
+  private func policy(_ fields: AppFields) throws(LocalAuthError) -> AuthPolicy {
+    guard let raw = try wire({ () throws(HelperProtocolError) in try fields.byte(AppCall.Key.policy) }),
+      let policy = AuthPolicy(rawValue: Int(raw))
+    else { throw .helper(.broken(.malformed("a call without a known policy"))) }
+    return policy
+  }
+
+  private func canEvaluate(_ policy: AuthPolicy) throws(LocalAuthError) -> AppReply {
+    var reply = AppFields()
+    reply.set(AppReply.Key.biometryType, byte: UInt8(dependencies.sensor.modality?.biometryTypeRawValue ?? 0))
+    if let code = try evaluator.canEvaluate(policy, for: user, remote: remoteSession().isRemote) {
+      return .refused(code, reply)
+    }
+    if policy == .deviceOwnerAuthenticationWithBiometrics, let state = try evaluator.domainState(for: user) {
+      reply.set(AppReply.Key.domainState, text: state)
+    }
+    return .done(reply)
+  }
+
+  private func evaluate(_ request: EvaluationRequest) throws(LocalAuthError) -> AppReply {
+    var request = request
+    let capture = PasscodeCapture()
+    request.passcodeCapture = capture
+    let outcome = try evaluator.evaluate(request)
+    var reply = AppFields()
+    if case .success(let method) = outcome {
+      let state = try dependencies.store.load(user)?.domainState
+      if method == .passcode {
+        authorization.passcode?.wipe()
+        authorization.passcode = capture.secret.map { SecretBytes($0.bytes) }
+      } else {
+        authorization.biometry = true
+        authorization.domainState = state
+      }
+      // Apple sets the domain state after a biometric evaluation: policy 1, or policy 2 by biometry.
+      if request.policy == .deviceOwnerAuthenticationWithBiometrics || method != .passcode {
+        reply.set(AppReply.Key.captured, flag: true)
+        reply.set(AppReply.Key.domainState, optionalText: state)
+      }
+    }
+    capture.secret?.wipe()
+    return .evaluation(outcome, reply)
+  }
+}

@@ -1,0 +1,89 @@
+/// SecItemAdd, SecItemCopyMatching, SecItemUpdate and SecItemDelete over the core: one implementation for a
+/// root process (the Security product calls it in-process) and for an app's session in localauth-helper.
+public struct KeychainOperations {
+  /// The keychain.
+  public let keychain: Keychain
+  /// The clock, store, sensor, prompter and log the evaluations use.
+  public let dependencies: Dependencies
+  /// The evaluation rules.
+  public let settings: EvaluationSettings
+
+  /// Operations over `keychain`, evaluating with `dependencies`.
+  public init(keychain: Keychain, dependencies: Dependencies, settings: EvaluationSettings) {
+    self.keychain = keychain
+    self.dependencies = dependencies
+    self.settings = settings
+  }
+
+  /// What a read returns for one item.
+  public struct Found {
+    /// The item's attributes.
+    public var item: KeychainItem
+    /// Its data, when asked for.
+    public var data: [UInt8]?
+  }
+
+  /// Adds `new` for `request`'s user. An applicationPassword item takes the password from `authorization`, or
+  /// asks for it when the request allows a prompt.
+  public func add(
+    _ new: Keychain.NewItem, request: EvaluationRequest, authorization: KeychainAuthorization
+  ) throws(LocalAuthError) -> KeychainItem {
+    var password = authorization.applicationPassword
+    var asked: SecretBytes? = nil
+    defer { asked?.wipe() }
+    if new.flags?.contains(.applicationPassword) == true && password == nil {
+      guard request.interactionAllowed else { throw .keychain(.interactionNotAllowed) }
+      asked = try dependencies.prompter.secret("Application password: ")
+      password = asked
+    }
+    let record = try dependencies.store.load(request.user)
+    do {
+      return try keychain.add(
+        new, for: request.user, record: record, applicationPassword: password, hasher: settings.hasher)
+    } catch { throw .keychain(error) }
+  }
+
+  /// Finds the items `query` selects and, with `returnData`, opens them, running the evaluations their access
+  /// control needs beyond `authorization` (which keeps what they established). `mode` is kSecUseAuthenticationUI.
+  public func copy(
+    _ query: Keychain.Query, returnData: Bool, all: Bool, mode: AppInterfaceMode, request template: EvaluationRequest,
+    authorization: inout KeychainAuthorization
+  ) throws(LocalAuthError) -> [Found] {
+    var items: [KeychainItem]
+    do { items = try keychain.matching(query, for: template.user) } catch { throw .keychain(error) }
+    if returnData && mode == .skip {
+      items = items.filter {
+        ($0.flags?.requirement.constraints.isEmpty ?? true) && $0.flags?.contains(.applicationPassword) != true
+      }
+    }
+    guard !items.isEmpty else { throw .keychain(.itemNotFound) }
+    if !all { items = [items[0]] }
+    var request = template
+    if mode == .fail { request.interactionAllowed = false }
+    let reader = KeychainReader(keychain: keychain, dependencies: dependencies, settings: settings)
+    var found: [Found] = []
+    for item in items {
+      let data = returnData ? try reader.read(item, request: request, authorization: &authorization) : nil
+      found.append(Found(item: item, data: data))
+    }
+    return found
+  }
+
+  /// Changes the data and label of the items `query` selects (no authentication, as on Apple's systems).
+  public func update(
+    _ query: Keychain.Query, user: UserName, data: [UInt8]?, label: String?, authorization: KeychainAuthorization
+  ) throws(LocalAuthError) {
+    do {
+      _ = try keychain.update(
+        query, for: user, data: data, label: label, applicationPassword: authorization.applicationPassword,
+        hasher: settings.hasher)
+    } catch { throw .keychain(error) }
+  }
+
+  /// Deletes the items `query` selects; `itemNotFound` when there is none.
+  public func delete(_ query: Keychain.Query, user: UserName) throws(LocalAuthError) {
+    let deleted: [KeychainItem]
+    do { deleted = try keychain.delete(query, for: user) } catch { throw .keychain(error) }
+    if deleted.isEmpty { throw .keychain(.itemNotFound) }
+  }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import LocalAuthCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Linux-only: an unprivileged app's line to the privileged side. One `LAContext` has one session: a
+/// localauth-helper process (setuid root) that holds what the context's evaluations established and evaluates,
+/// counts and opens keychain items on the system's state (docs/HELPER.md, "Apps").
+///
+/// The helper starts on the first call and ends when the context is invalidated or deallocated, when the app
+/// exits, or after `AppSession.idleBound` seconds without a call; the next call then starts a fresh session,
+/// without what the last one established. Calls on one context run one at a time.
+package final class HelperSession: @unchecked Sendable {
+  /// The helper: `LOCALAUTH_HELPER` when set (tests, a helper installed elsewhere), else the installed one. It
+  /// must be root's and set-user-ID either way (`HelperProcess.installationProblem`).
+  static var helperPath: String {
+    ProcessInfo.processInfo.environment["LOCALAUTH_HELPER"].flatMap { $0.isEmpty ? nil : $0 }
+      ?? "/usr/sbin/localauth-helper"
+  }
+
+  /// True when this process cannot read the state itself and contexts go through the helper.
+  static var isNeeded: Bool { geteuid() != 0 }
+
+  private let callLock = NSLock()
+  private let processLock = NSLock()
+  private var process: HelperProcess?
+  private var closed = false
+
+  init() {}
+
+  deinit {
+    // No call can be running on a session that is being freed: end the helper here.
+    closed = true
+    if let process {
+      _ = shutdown(process.channel.fd, Int32(SHUT_RDWR))
+      process.finish()
+    }
+  }
+
+  /// What one call returned: the helper's reply and the items it sent before it.
+  package struct Answer {
+    package var reply: AppReply
+    package var items: [AppItem]
+  }
+
+  /// Runs `call`, relaying prompts to `prompter`; a call after `close()` fails with `invalidContext`.
+  func call(_ call: AppCall, prompter: AuthPrompter) throws(LocalAuthError) -> Answer {
+    callLock.lock()
+    defer { callLock.unlock() }
+    let channel = try channel()
+    do {
+      try channel.send(.call(call))
+    } catch {
+      // An idle helper that ended its session: start another once (what the old one established is gone).
+      drop()
+      let fresh = try self.channel()
+      do { try fresh.send(.call(call)) } catch { throw .helper(.broken(error)) }
+      return try answer(on: fresh, prompter: prompter)
+    }
+    return try answer(on: channel, prompter: prompter)
+  }
+
+  private func answer(on channel: HelperChannel, prompter: AuthPrompter) throws(LocalAuthError) -> Answer {
+    var items: [AppItem] = []
+    while true {
+      switch try HelperClient.relayDialog(on: channel, prompter: prompter) {
+      case .item(let item): items.append(item)
+      case .reply(let reply): return Answer(reply: reply, items: items)
+      default:
+        drop()
+        throw .helper(.broken(.malformed("a message out of turn")))
+      }
+    }
+  }
+
+  /// The running helper's channel, starting it (and opening the app's session) when none runs.
+  private func channel() throws(LocalAuthError) -> HelperChannel {
+    processLock.lock()
+    defer { processLock.unlock() }
+    if closed { throw .helper(.broken(.closed)) }
+    if let process { return process.channel }
+    let started: HelperProcess
+    do { started = try HelperProcess.start(Self.helperPath, passCredentials: true) } catch { throw .helper(error) }
+    do { try started.channel.send(.appHello) } catch {
+      started.finish(grace: 0)
+      throw .helper(.broken(error))
+    }
+    process = started
+    return started.channel
+  }
+
+  /// Ends the running helper (if any) so that the next call starts a fresh one.
+  private func drop() {
+    processLock.lock()
+    let running = process
+    process = nil
+    processLock.unlock()
+    running?.finish()
+  }
+
+  /// Ends the session for good: a running call ends at once (the helper sees the socket shut down and withdraws
+  /// its prompt), and what the session established is gone with the helper.
+  func close() {
+    processLock.lock()
+    closed = true
+    let running = process
+    process = nil
+    processLock.unlock()
+    guard let running else { return }
+    _ = shutdown(running.channel.fd, Int32(SHUT_RDWR))
+    // The call that may be running holds the socket; reap the helper once it is over.
+    let lock = callLock
+    DispatchQueue.global(qos: .utility).async {
+      lock.lock()
+      running.finish()
+      lock.unlock()
+    }
+  }
+}

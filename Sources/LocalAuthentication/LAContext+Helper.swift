@@ -1,0 +1,194 @@
+import Foundation
+import LocalAuthCore
+
+/// A context in a process that is not root's: every call goes to its `HelperSession`, which evaluates on the
+/// privileged side under the same rules as the PAM module (docs/HELPER.md, "Apps").
+extension LAContext {
+  /// The fields every prompting call carries: the reason, the titles, the reuse duration and how the app may
+  /// interact. The app never names a user, a state folder or a configuration: the helper takes those itself.
+  func promptFields(reason: String, target: DialogTarget) -> AppFields {
+    let snapshot = withState { $0 }
+    var fields = AppFields()
+    fields.set(AppCall.Key.reason, text: String(decoding: Array(reason.utf8.prefix(AppCall.textLimit)), as: UTF8.self))
+    fields.set(AppCall.Key.fallbackTitle, optionalText: snapshot.fallbackTitle.map { Self.clipped($0, 128) })
+    fields.set(AppCall.Key.cancelTitle, optionalText: snapshot.cancelTitle.map { Self.clipped($0, 128) })
+    let reuse = snapshot.reuseDuration.isFinite
+      ? Int(max(0, min(snapshot.reuseDuration, LATouchIDAuthenticationMaximumAllowableReuseDuration))) : 0
+    if reuse > 0 { fields.set(AppCall.Key.reuseSeconds, [UInt8(reuse >> 8), UInt8(reuse & 0xff)]) }
+    let noDialog = if case .none = target { true } else { false }
+    fields.set(AppCall.Key.interactionNotAllowed, flag: snapshot.interactionNotAllowed || noDialog)
+    fields.set(AppCall.Key.ownInterface, flag: { if case .prompter = target { true } else { false } }())
+    return fields
+  }
+
+  /// Text cut to `limit` bytes on a character boundary, without control characters.
+  static func clipped(_ text: String, _ limit: Int) -> String {
+    var out = ""
+    for character in text where !character.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }) {
+      guard out.utf8.count + character.utf8.count <= limit else { break }
+      out.append(character)
+    }
+    return out
+  }
+
+  /// evaluatePolicy's checks, then the call for the helper.
+  func prepareThroughHelper(_ policy: LAPolicy, reason: String) -> Job {
+    guard !reason.isEmpty else { return .refuse(UsageError.emptyReason) }
+    guard !withState({ $0.invalidated }) else { return .refuse(LAError(.invalidContext)) }
+    let target = DialogTarget.resolve(withState { $0.prompter })
+    var fields = promptFields(reason: Self.clipped(reason, AppCall.textLimit), target: target)
+    fields.set(AppCall.Key.policy, byte: UInt8(policy.rawValue))
+    return .helper(AppCall(.evaluate, fields), target)
+  }
+
+  /// Runs an evaluation through the helper and keeps what it captured (the domain state).
+  func runThroughHelper(_ call: AppCall, target: DialogTarget) -> (success: Bool, error: (any Error)?) {
+    guard let helper else { return (false, LAError(.invalidContext)) }
+    let recorder = RecordingPrompter(target.authPrompter)
+    do {
+      let answer = try helper.call(call, prompter: recorder)
+      switch answer.reply {
+      case .evaluation(.success, let fields):
+        if (try? fields.flag(AppReply.Key.captured)) == true {
+          let state = domainStateData(try? fields.text(AppReply.Key.domainState))
+          withState { $0.evaluatedDomainState = state }
+        }
+        return (true, nil)
+      case .evaluation(.failure(let code, let detail), _):
+        if cancellation.isCancelled { return (false, LAError(.appCancel)) }
+        return (false, ErrorMapping.error(code, detail))
+      default:
+        return (false, helperError(answer.reply, recorder: recorder))
+      }
+    } catch {
+      return (false, helperError(error, recorder: recorder))
+    }
+  }
+
+  /// canEvaluatePolicy through the helper; sets `biometryType` and, for biometrics, the domain state.
+  func helperPreflight(_ policy: LAPolicy) -> LAError? {
+    guard let helper else { return LAError(.invalidContext) }
+    if withState({ $0.invalidated }) { return LAError(.invalidContext) }
+    var fields = AppFields()
+    fields.set(AppCall.Key.policy, byte: UInt8(policy.rawValue))
+    do {
+      let answer = try helper.call(AppCall(.canEvaluate, fields), prompter: TerminalPrompter())
+      switch answer.reply {
+      case .done(let values), .refused(_, let values):
+        let raw = (try? values.byte(AppReply.Key.biometryType)).flatMap { $0 } ?? 0
+        withState { $0.biometryType = LABiometryType(rawValue: Int(raw)) ?? .none }
+        if case .refused(let code, _) = answer.reply { return LAError(ErrorMapping.code(code)) }
+        if policy == .deviceOwnerAuthenticationWithBiometrics {
+          let state = domainStateData(try? values.text(AppReply.Key.domainState))
+          withState { $0.evaluatedDomainState = state }
+        }
+        return nil
+      default: return helperError(answer.reply, recorder: nil)
+      }
+    } catch {
+      return helperError(error, recorder: nil)
+    }
+  }
+
+  /// The current domain state, read by the helper.
+  func helperDomainState() -> LADomainState {
+    let none = LADomainState(biometry: LADomainStateBiometry(biometryType: .none, stateHash: nil))
+    guard let helper, let answer = try? helper.call(AppCall(.domainState), prompter: TerminalPrompter()),
+      case .done(let values) = answer.reply
+    else { return none }
+    let raw = (try? values.byte(AppReply.Key.biometryType)).flatMap { $0 } ?? 0
+    let type = LABiometryType(rawValue: Int(raw)) ?? .none
+    return LADomainState(
+      biometry: LADomainStateBiometry(biometryType: type, stateHash: domainStateData(try? values.text(AppReply.Key.domainState))))
+  }
+
+  /// A call that needs no dialog (endReuseWindow, the application password, the facade's flags).
+  package func helperCall(_ call: AppCall) throws(LocalAuthError) -> HelperSession.Answer {
+    guard let helper else { throw .helper(.broken(.closed)) }
+    return try helper.call(call, prompter: TerminalPrompter())
+  }
+
+  /// True when this context's calls go to localauth-helper (the process is not root's).
+  package var evaluatesThroughHelper: Bool { helper != nil }
+
+  /// A keychain call through the helper: `fields` plus the context's reason (or `reason`), titles and
+  /// interaction; the dialog goes where an evaluation's would. A Cancel typed at the app's side is
+  /// `userCanceled`, as in-process.
+  package func keychainCall(
+    _ operation: AppCall.Operation, _ fields: AppFields, reason: String?
+  ) throws(LocalAuthError) -> HelperSession.Answer {
+    guard let helper, !withState({ $0.invalidated }) else { throw .keychain(.notAvailable("the context was invalidated")) }
+    let target = DialogTarget.resolve(withState { $0.prompter })
+    let text = reason.flatMap { $0.isEmpty ? nil : $0 } ?? withState { $0.reason }
+    var all = operation == .keychainDelete ? AppFields() : promptFields(reason: Self.clipped(text, AppCall.textLimit), target: target)
+    if text.isEmpty { all = all.removing(AppCall.Key.reason) }
+    for (key, value) in fields.entries { all.set(key, value) }
+    let recorder = RecordingPrompter(target.authPrompter)
+    let answer: HelperSession.Answer
+    do { answer = try helper.call(AppCall(operation, all), prompter: recorder) } catch {
+      if case .prompt(.interrupted)? = recorder.failure { throw .keychain(.userCanceled) }
+      throw error
+    }
+    switch answer.reply {
+    case .fault(.conversationFailed), .fault(.conversationAgain):
+      if let failure = recorder.failure {
+        if case .prompt(.noTerminal) = failure { throw .keychain(.interactionNotAllowed) }
+        throw .keychain(.userCanceled)
+      }
+      throw .keychain(.userCanceled)
+    case .fault(let fault): throw .keychain(.notAvailable("localauth-helper \(fault.description)"))
+    case .keychain(let error): throw .keychain(error)
+    default: return answer
+    }
+  }
+
+  /// The LAError for a reply that is not an evaluation's, or for a call that broke off.
+  func helperError(_ reply: AppReply, recorder: RecordingPrompter?) -> LAError {
+    if cancellation.isCancelled { return LAError(.appCancel) }
+    switch reply {
+    case .fault(.conversationFailed), .fault(.conversationAgain):
+      if let failure = recorder?.failure { return ErrorMapping.error(for: failure) }
+      return LAError(.systemCancel)
+    case .fault(let fault):
+      return LAError(
+        fault == .protocolViolation ? .systemCancel : .biometryNotAvailable,
+        userInfo: [NSDebugDescriptionErrorKey: "localauth-helper \(fault.description)"])
+    case .keychain(let error):
+      return LAError(.systemCancel, userInfo: [NSDebugDescriptionErrorKey: "\(error)"])
+    default:
+      return LAError(.systemCancel, userInfo: [NSDebugDescriptionErrorKey: "localauth-helper sent an unexpected reply"])
+    }
+  }
+
+  func helperError(_ error: any Error, recorder: RecordingPrompter?) -> LAError {
+    if cancellation.isCancelled { return LAError(.appCancel) }
+    if let failure = recorder?.failure { return ErrorMapping.error(for: failure) }
+    if case LocalAuthError.helper(.unusable) = error {
+      return LAError(.biometryNotAvailable, userInfo: [NSDebugDescriptionErrorKey: "\(error)"])
+    }
+    return ErrorMapping.error(for: error)
+  }
+}
+
+/// Passes the helper's dialog on and remembers how the app's side of it failed (Ctrl-C at the passcode prompt is
+/// the user's Cancel, which the helper only learns as a failed conversation).
+final class RecordingPrompter: AuthPrompter {
+  let inner: AuthPrompter
+  private(set) var failure: LocalAuthError?
+
+  init(_ inner: AuthPrompter) { self.inner = inner }
+
+  func info(_ text: String) throws(LocalAuthError) { try record { () throws(LocalAuthError) in try inner.info(text) } }
+  func request(_ text: String) throws(LocalAuthError) { try record { () throws(LocalAuthError) in try inner.request(text) } }
+  func error(_ text: String) throws(LocalAuthError) { try record { () throws(LocalAuthError) in try inner.error(text) } }
+  func secret(_ prompt: String) throws(LocalAuthError) -> SecretBytes {
+    try record { () throws(LocalAuthError) in try inner.secret(prompt) }
+  }
+
+  private func record<T>(_ body: () throws(LocalAuthError) -> T) throws(LocalAuthError) -> T {
+    do { return try body() } catch {
+      failure = error
+      throw error
+    }
+  }
+}
