@@ -50,7 +50,7 @@ TEST_PACKAGES  := pamtester libpam-wrapper openssh-server openssh-client python3
                   swtpm libtss2-esys-3.0.2-0 libtss2-mu0 libtss2-tctildr0 libtss2-tcti-swtpm0 libtss2-tcti-device0 \
                   gnome-keyring libpam-gnome-keyring libsecret-tools debhelper lintian
 
-.PHONY: all deps build-prereqs module helper tools check-load test figures reliability-heavy test-extra fuzz-short demo bench touch-latency install uninstall check-install deb check-deb clean
+.PHONY: all deps build-prereqs module helper tools check-load app-client test figures reliability-heavy test-extra fuzz-short demo bench touch-latency install uninstall check-install deb check-deb clean
 
 all: module helper tools
 
@@ -148,19 +148,28 @@ check-load: module helper
 # an unprivileged process load anything from the clone itself then fails, wherever the clone is.
 STAGED = stage=$$(scripts/stage-artifacts.sh "$(BUILD)") || exit 1; trap 'rm -rf "$$stage"' EXIT; \
          LOCALAUTH_MODULE="$$stage/pam_localauth.so" LOCALAUTH_CTL="$$stage/localauthctl" \
-         LOCALAUTH_HARNESS="$$stage/PAMHarness" LOCALAUTH_HELPER="$$stage/localauth-helper"
+         LOCALAUTH_HARNESS="$$stage/PAMHarness" LOCALAUTH_HELPER="$$stage/localauth-helper" \
+         LOCALAUTH_APP="$$stage/la-app"
 
 # The figures the tests print as "RELIABILITY:" lines go to build/reliability.md, only when everything passed;
 # the tests never write the documents (`make figures` copies them into docs/RELIABILITY.md).
 # The everyday inner loop is plain `swift test` (with the LOCALAUTH_* variables for the real-PAM tests); this is the full run.
 test: SHELL := /bin/bash -o pipefail
-test: deps module helper tools check-load
+test: deps module helper tools app-client check-load
 	@mkdir -p $(BUILD) && chmod 0700 $(BUILD) && rm -f $(BUILD)/reliability.md
 	$(STAGED) scripts/login-session.sh $(SWIFT) test 2>&1 | tee $(BUILD)/swift-test.log
 	$(MAKE) --no-print-directory test-extra 2>&1 | tee $(BUILD)/test-extra.log
 	@grep -h '^RELIABILITY:' $(BUILD)/swift-test.log $(BUILD)/test-extra.log | sort \
 	  | scripts/doc-section.sh --render "make test" > $(BUILD)/reliability.md.new && mv $(BUILD)/reliability.md.new $(BUILD)/reliability.md
 	@echo "make test: all passed; figures written to $(BUILD)/reliability.md (make figures puts them in docs/RELIABILITY.md)."
+
+# la-app (Tests/Fixtures/AppClient): an app that depends on LocalAuthentication and Security by path, as a Swift
+# developer's does. Linked statically, so that the tests can run a staged copy as ordinary users
+# (Tests/IntegrationTests/AppClientTests.swift).
+app-client:
+	$(SWIFT) build --package-path Tests/Fixtures/AppClient --scratch-path $(BUILD)/app-client -c release --static-swift-stdlib
+	@mkdir -p $(BUILD)
+	cp $(BUILD)/app-client/release/la-app $(BUILD)/la-app
 
 # The heavier reliability runs (AddressSanitizer, valgrind); their figures go to build/reliability-heavy.md.
 reliability-heavy: SHELL := /bin/bash -o pipefail
@@ -190,7 +199,7 @@ test-extra: fuzz-short check-install
 
 # The real-PAM tests alone (they also run in `make test`): every return-code row through PAMHarness under
 # pam_start_confdir and pamtester under pam_wrapper, chauthtok, sessions, not-root, dlopen and exports, cycles.
-check-pam: deps module helper tools
+check-pam: deps module helper tools app-client
 	$(STAGED) scripts/login-session.sh $(SWIFT) test --filter IntegrationTests
 
 # 100,000 pam_start/pam_authenticate/pam_end cycles in one process (feature= mode, user root, private state):

@@ -12,4 +12,6 @@ for file in pam_localauth.so localauth-helper localauthctl PAMHarness; do
   install -m 0755 "$build/$file" "$stage/$file"
 done
 chmod 0644 "$stage/pam_localauth.so"
+# la-app (make app-client) is staged when it was built.
+if [ -f "$build/la-app" ]; then install -m 0755 "$build/la-app" "$stage/la-app"; fi
 echo "$stage"

@@ -1,0 +1,130 @@
+// la-app: app code as the seeds and Apple's samples write it, one scenario per run (`la-app SCENARIO ARGS…`).
+// Every line it prints that a test reads starts with a keyword: "can", "evaluate", "status", "data", "state".
+import Foundation
+import LocalAuthentication
+import Security
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+guard let scenario = arguments.first else {
+  print("usage: la-app SCENARIO [ARGUMENTS]")
+  exit(2)
+}
+let rest = Array(arguments.dropFirst())
+
+func policy(_ name: String) -> LAPolicy {
+  name == "biometrics" ? .deviceOwnerAuthenticationWithBiometrics : .deviceOwnerAuthentication
+}
+
+/// Prints how an evaluation ended: "evaluate success" or "evaluate error CODE".
+func report(_ result: Result<Bool, any Error>) {
+  switch result {
+  case .success: print("evaluate success")
+  case .failure(let error): print("evaluate error \((error as NSError).code)")
+  }
+}
+
+func evaluate(_ context: LAContext, _ policyName: String, _ reason: String) async -> Result<Bool, any Error> {
+  do { return .success(try await context.evaluatePolicy(policy(policyName), localizedReason: reason)) } catch {
+    return .failure(error)
+  }
+}
+
+/// A keychain query for service and account (and an access group when given).
+func query(_ service: String, _ account: String, group: String? = nil) -> [String: Any] {
+  var query: [String: Any] = [
+    kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service,
+    kSecAttrAccount as String: account,
+  ]
+  if let group { query[kSecAttrAccessGroup as String] = group }
+  return query
+}
+
+func read(_ service: String, _ account: String, context: LAContext? = nil, group: String? = nil) {
+  var search = query(service, account, group: group)
+  search[kSecReturnData as String] = kCFBooleanTrue
+  search[kSecUseOperationPrompt as String] = "read your \(service) password"
+  if let context { search[kSecUseAuthenticationContext as String] = context }
+  var result: AnyObject?
+  let status = SecItemCopyMatching(search as CFDictionary, &result)
+  print("status \(status)")
+  if let data = result as? Data { print("data \(String(decoding: data, as: UTF8.self))") }
+}
+
+/// An app's own dialog (a GUI app): shows lines on standard output, answers the passcode from LA_APP_PASSCODE.
+final class ScriptedDialog: LAPrompter, @unchecked Sendable {
+  func show(_ message: String) { print("dialog show \(message)") }
+  func showBiometricRequest(_ message: String) { print("dialog request \(message)") }
+  func passcode(prompt: String) -> String? {
+    print("dialog passcode \(prompt)")
+    return ProcessInfo.processInfo.environment["LA_APP_PASSCODE"]
+  }
+}
+
+switch scenario {
+case "can":
+  let context = LAContext()
+  var error: NSError?
+  let can = context.canEvaluatePolicy(policy(rest.first ?? "owner"), error: &error)
+  print("can \(can) \(error?.code ?? 0) biometryType=\(context.biometryType.rawValue)")
+case "evaluate":
+  // evaluate POLICY REASON [REUSE-SECONDS]
+  let context = LAContext()
+  if rest.count > 2, let reuse = TimeInterval(rest[2]) { context.touchIDAuthenticationAllowableReuseDuration = reuse }
+  report(await evaluate(context, rest[0], rest[1]))
+  if let state = context.evaluatedPolicyDomainState { print("state \(state.map { String(format: "%02x", $0) }.joined())") }
+case "dialog":
+  // dialog POLICY REASON: no terminal, the app's own prompter
+  let context = LAContext()
+  context.prompter = ScriptedDialog()
+  report(await evaluate(context, rest[0], rest[1]))
+case "invalidate":
+  // invalidate: an evaluation that waits for the finger, ended by invalidate() after a second
+  let context = LAContext()
+  let running = Task { await evaluate(context, "biometrics", "wait to be invalidated") }
+  try? await Task.sleep(nanoseconds: 1_000_000_000)
+  context.invalidate()
+  report(await running.value)
+  report(await evaluate(context, "biometrics", "after invalidate"))
+case "add":
+  // add SERVICE ACCOUNT DATA [none|userPresence|biometryAny|biometryCurrentSet] [GROUP]
+  var attributes = query(rest[0], rest[1], group: rest.count > 4 ? rest[4] : nil)
+  attributes[kSecValueData as String] = Data(rest[2].utf8)
+  let flags: SecAccessControlCreateFlags? =
+    switch rest.count > 3 ? rest[3] : "none" {
+    case "userPresence": .userPresence
+    case "biometryAny": .biometryAny
+    case "biometryCurrentSet": .biometryCurrentSet
+    default: nil
+    }
+  if let flags {
+    attributes[kSecAttrAccessControl as String] = SecAccessControlCreateWithFlags(
+      nil, kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly, flags, nil)
+  }
+  print("status \(SecItemAdd(attributes as CFDictionary, nil))")
+case "read":
+  // read SERVICE ACCOUNT [GROUP]
+  read(rest[0], rest[1], group: rest.count > 2 ? rest[2] : nil)
+case "context-read":
+  // context-read SERVICE ACCOUNT: one evaluation, then two reads with that context (no second prompt)
+  let context = LAContext()
+  report(await evaluate(context, "biometrics", "unlock your \(rest[0]) password"))
+  read(rest[0], rest[1], context: context)
+  read(rest[0], rest[1], context: context)
+case "update":
+  let changes: [String: Any] = [kSecValueData as String: Data(rest[2].utf8)]
+  print("status \(SecItemUpdate(query(rest[0], rest[1]) as CFDictionary, changes as CFDictionary))")
+case "delete":
+  print("status \(SecItemDelete(query(rest[0], rest[1]) as CFDictionary))")
+case "domain-state":
+  let hash = LAContext().domainState.biometry.stateHash
+  print("state \(hash.map { $0.map { String(format: "%02x", $0) }.joined() } ?? "none")")
+case "seed":
+  // The keychain seed (../shared/seeds/001), as Tests/SecurityTests/SeedKeychainSnippetTests.swift runs it as root.
+  print("status \(seedAdd() ?? -1)")
+  let (status, password) = seedRead()
+  print("status \(status)")
+  if let password { print("data \(password)") }
+default:
+  print("unknown scenario \(scenario)")
+  exit(2)
+}
