@@ -7,13 +7,17 @@ struct ReasonPhraseTests {
   static let lead = "Place your finger on the sensor"
 
   @Test(
-    "Rule 4: a reason ending a sentence is kept as written, before the instruction, never with a second period",
+    "Rule 4: a sentence or capitalised reason is kept as written, before the instruction, never with a second period",
     arguments: [
       ("Confirm your fingerprint to authenticate.", "Confirm your fingerprint to authenticate. Place your finger on the sensor."),
       ("Unlock the vault!", "Unlock the vault! Place your finger on the sensor."),
       ("Are you sure?", "Are you sure? Place your finger on the sensor."),
       ("Sign in…", "Sign in… Place your finger on the sensor."),
       ("Wait...", "Wait... Place your finger on the sensor."),
+      ("are you sure?", "are you sure? Place your finger on the sensor."),
+      ("Unlock the vault", "Unlock the vault. Place your finger on the sensor."),
+      ("Please, pass authorisation", "Please, pass authorisation. Place your finger on the sensor."),
+      ("SSH into the server", "SSH into the server. Place your finger on the sensor."),
       ("需要您的指纹认证。", "需要您的指纹认证。 Place your finger on the sensor."),
     ])
   func sentence(reason: String, expected: String) {
@@ -21,13 +25,10 @@ struct ReasonPhraseTests {
   }
 
   @Test(
-    "Rule 4: a verb phrase follows \"to\", an ordinary capitalised first word lowercased, names and acronyms kept",
+    "Rule 4: a lowercase verb phrase follows \"to\"; a single closing period is not doubled",
     arguments: [
       ("unlock the vault", "Place your finger on the sensor to unlock the vault."),
-      ("Unlock the vault", "Place your finger on the sensor to unlock the vault."),
-      ("SSH into the server", "Place your finger on the sensor to SSH into the server."),
       ("iCloud sign-in", "Place your finger on the sensor to iCloud sign-in."),
-      ("I agree", "Place your finger on the sensor to I agree."),
       ("run `apt upgrade` as root (sudo)", "Place your finger on the sensor to run `apt upgrade` as root (sudo)."),
       ("unlock the vault.", "Place your finger on the sensor to unlock the vault."),
     ])
@@ -60,7 +61,7 @@ struct ReasonPhraseTests {
     #expect(world.shown("info: ").last == "info: Confirm your fingerprint to authenticate. Place your finger on the sensor.")
     world.present(world.genuine())
     _ = try world.evaluator.evaluate(world.request(.deviceOwnerAuthentication, reason: "Unlock the vault"))
-    #expect(world.shown("info: ").last == "info: Place your finger on the sensor to unlock the vault.")
+    #expect(world.shown("info: ").last == "info: Unlock the vault. Place your finger on the sensor.")
   }
 
   @Test("Rule 4: the confirmation prompt (confirm) joins the reason the same way")
