@@ -52,7 +52,7 @@ struct BiometricPrompt {
       try prompter.request("\(origin.requesterName) asks for \(user)'s \(modality.bodyPart) to run \(origin.service).")
     }
     let instruction = dependencies.sensor.instruction(for: user) ?? modality.presentInstruction
-    try prompter.request("\(instruction) to \(request.reason).")
+    try prompter.request(ReasonPhrase.line(instruction, reason: request.reason))
     var failures = 0
     var deadline = nextDeadline()
     while true {

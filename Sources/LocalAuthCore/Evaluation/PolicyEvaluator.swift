@@ -163,7 +163,8 @@ public struct PolicyEvaluator {
   /// request, boltgolt/howdy #218); false when they typed something instead, which chooses the fallback.
   private func confirmed(_ request: EvaluationRequest, _ modality: Modality) throws(LocalAuthError) -> Bool {
     guard request.confirm else { return true }
-    let answer = try dependencies.prompter.secret("Press Enter to use your \(modality.bodyPart) to \(request.reason): ")
+    let answer = try dependencies.prompter.secret(
+      ReasonPhrase.line("Press Enter to use your \(modality.bodyPart)", reason: request.reason, end: ": "))
     defer { answer.wipe() }
     if !answer.isEmpty { dependencies.log.log(.info, "User \(request.user) declined the \(modality.bodyPart) at the confirmation.") }
     return answer.isEmpty
