@@ -49,13 +49,17 @@ extension RealPAM {
     @Test("fallback to the passcode typed at the app's terminal: success; a wrong one is counted as through PAM")
     func passcodeFallback() throws {
       try withApp { s, app in
+        // Touch ID shows the fallback button after the first failed match (docs/RULES.md, rule 3).
+        try s.touch(from: "intruder")
         try s.pressFallback()
         let run = try app.inTerminal(["evaluate", "owner", "unlock the vault"], answers: ["asscode": "1234"])
         #expect(run.lines("evaluate") == ["evaluate success"], "\(run.output)")
+        #expect(run.output.contains("[typed]"), "\(run.output)")
+        try s.touch(from: "intruder")
         try s.pressFallback()
         let wrong = try app.inTerminal(["evaluate", "owner", "unlock the vault"], answers: ["asscode": "9999"])
         #expect(wrong.lines("evaluate").first?.hasPrefix("evaluate error") == true, "\(wrong.output)")
-        #expect((try s.record())?.passcodeFailures == 1)
+        #expect((try s.record())?.passcodeFailures == 1, "\(wrong.output)")
       }
     }
 
@@ -72,6 +76,7 @@ extension RealPAM {
       try withApp { s, app in
         let bare = try app.withoutTerminal(["evaluate", "biometrics", "unlock the vault"])
         #expect(bare.lines("evaluate") == ["evaluate error -1004"], "\(bare.output)")
+        try s.touch(from: "intruder")
         try s.pressFallback()
         let dialog = try app.withoutTerminal(
           ["dialog", "owner", "unlock the vault"], environment: ["LA_APP_PASSCODE": "1234"])
@@ -117,8 +122,8 @@ extension RealPAM {
     func keychainRefusals() throws {
       try withApp { s, app in
         #expect(try app.inTerminal(["seed"]).lines("status").first == "status 0")
-        for _ in 0..<3 { try s.touch(from: "intruder") }
         #expect(try app.inTerminal(["read", "x", "y"]).lines("status") == ["status -25300"])
+        for _ in 0..<3 { try s.touch(from: "intruder") }
         let wrong = try runSeedRead(app)
         #expect(wrong.lines("status").last == "status -25293", "\(wrong.output)")
         try s.pressCancel()
