@@ -120,7 +120,9 @@ struct P256Tests {
       ("zeros", [0x04] + [UInt8](repeating: 0, count: 64)),
     ]
     for (name, key) in bad {
-      #expect(throws: CryptoError.self, "\(name)") { try P256.verify(signature: opensslSignature, message: message, publicKey: key) }
+      #expect(throws: CryptoError.self, "\(name)") {
+        try P256.verify(signature: opensslSignature, message: message, publicKey: key)
+      }
       #expect(throws: CryptoError.self, "\(name)") { try P256.sharedSecret(privateKey: privateA, peerPublicKey: key) }
     }
   }

@@ -74,7 +74,8 @@ struct TPMSealTests {
 
   @Test("a blob sealed before the shim used tpm2-tss's structures still unseals, and new blobs have its layout")
   func oldBlob() throws {
-    let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/tpm-lat1")
+    let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .appendingPathComponent("Fixtures/tpm-lat1")
     let tpm = try SoftwareTPM(state: fixtures.appendingPathComponent("tpm2-00.permall").path)
     let old = CryptoTests.hex(try String(contentsOf: fixtures.appendingPathComponent("blob.hex"), encoding: .utf8))
     #expect(old.count == 212)
