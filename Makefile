@@ -37,18 +37,19 @@ HELPER_SOURCES := $(sort $(wildcard Sources/localauth-helper/*.swift))
 HELPER_LINK    := -fuse-ld=lld -pie -Wl,--gc-sections -Wl,--icf=all -Wl,-O1 -Wl,-z,relro -Wl,-z,now \
                   -Wl,-z,pack-relative-relocs -Wl,--no-undefined
 C_HEADERS      := $(wildcard Sources/CSyscalls/* Sources/CPeerCredentials/* Sources/CCrypt/* Sources/CDBus/* Sources/CLibCrypto/* Sources/CTPM/* Sources/CPAM/*)
-# Debian packages: what the build needs (the PAM and libxcrypt headers, pkg-config for CPAM, strip/nm/readelf),
+# Debian packages: what the build needs (the PAM, libxcrypt, OpenSSL and tpm2-tss headers, pkg-config for CPAM,
+# strip/nm/readelf; libcrypto and tpm2-tss are still opened on first use, their headers only type the calls),
 # and what the tests and the demo run (debhelper and lintian for make deb and check-deb; pamtester under pam_wrapper; OpenSSH for the remote-session tests; python3,
 # login and sudo for the pseudo-terminal tests of login(1), su(1) and sudo(8), which a minimal Debian lacks).
 # valgrind and time are installed by `make valgrind` and `make bench` when they run. The keychain tests need swtpm and
-# tpm2-tss's libraries; the keyring tests need gnome-keyring, secret-tool (libsecret-tools) and libpam-gnome-keyring
-# (whose package, as on any Debian desktop, enables Debian's optional pam_gnome_keyring password line in
-# common-password through pam-auth-update).
-BUILD_PACKAGES := libpam0g-dev libcrypt-dev pkg-config binutils
+# tpm2-tss's libraries, the P-256 tests the openssl command; the keyring tests need gnome-keyring, secret-tool
+# (libsecret-tools) and libpam-gnome-keyring (whose package, as on any Debian desktop, enables Debian's optional
+# pam_gnome_keyring password line in common-password through pam-auth-update).
+BUILD_PACKAGES := libpam0g-dev libcrypt-dev libssl-dev libtss2-dev pkg-config binutils
 TEST_PACKAGES  := pamtester libpam-wrapper openssh-server openssh-client python3 login sudo vlock tmux \
                   fprintd libfprint-2-2 python3-dbusmock libpam-fprintd dbus libglib2.0-bin \
                   swtpm libtss2-esys-3.0.2-0 libtss2-mu0 libtss2-tctildr0 libtss2-tcti-swtpm0 libtss2-tcti-device0 \
-                  gnome-keyring libpam-gnome-keyring libsecret-tools debhelper lintian
+                  gnome-keyring libpam-gnome-keyring libsecret-tools debhelper lintian openssl
 
 .PHONY: all deps build-prereqs module helper tools check-load app-client test figures reliability-heavy test-extra fuzz-short demo bench touch-latency install uninstall check-install deb check-deb clean
 
@@ -66,6 +67,8 @@ deps:
 build-prereqs:
 	@test -e /usr/include/security/pam_appl.h || { echo "libpam0g-dev is missing: run make deps (as root), or install it"; exit 1; }
 	@test -e /usr/include/crypt.h || { echo "libcrypt-dev is missing: run make deps (as root), or install it"; exit 1; }
+	@test -e /usr/include/openssl/evp.h || { echo "libssl-dev is missing: run make deps (as root), or install it"; exit 1; }
+	@test -e /usr/include/tss2/tss2_esys.h || { echo "libtss2-dev is missing: run make deps (as root), or install it"; exit 1; }
 	@command -v pkg-config >/dev/null || { echo "pkg-config is missing: run make deps (as root), or install it"; exit 1; }
 	@command -v strip >/dev/null || { echo "binutils is missing: run make deps (as root), or install it"; exit 1; }
 

@@ -29,10 +29,12 @@ let package = Package(
     .systemLibrary(name: "CPeerCredentials"),
     // libsystemd's sd-bus, for sensor=fprintd: opened on first use (Sources/CDBus/shim.h), not linked.
     .systemLibrary(name: "CDBus"),
-    // OpenSSL's libcrypto (AES-256-GCM, X25519, SHA-256) for the keychain: opened on first use (Sources/CLibCrypto/shim.h).
-    .systemLibrary(name: "CLibCrypto"),
-    // tpm2-tss (ESAPI) for sealing keychain keys to the TPM: opened on first use (Sources/CTPM/shim.h).
-    .systemLibrary(name: "CTPM"),
+    // OpenSSL's libcrypto (AES-256-GCM, X25519, P-256, SHA-256) for the keychain: opened on first use, each call
+    // typed by OpenSSL's own headers (libssl-dev; Sources/CLibCrypto/library.h).
+    .systemLibrary(name: "CLibCrypto", providers: [.apt(["libssl-dev"])]),
+    // tpm2-tss (ESAPI) for sealing keychain keys to the TPM: opened on first use, typed by tpm2-tss's headers
+    // (libtss2-dev; Sources/CTPM/library.h).
+    .systemLibrary(name: "CTPM", providers: [.apt(["libtss2-dev"])]),
     .target(name: "LocalAuthCore", dependencies: ["CCrypt", "CSyscalls", "CPeerCredentials", "CDBus", "CLibCrypto", "CTPM"]),
     .target(name: "LocalAuthentication", dependencies: ["LocalAuthCore"]),
     .target(name: "Security", dependencies: ["LocalAuthentication", "LocalAuthCore"]),
@@ -54,7 +56,7 @@ let package = Package(
     .target(name: "BenchFloorModule", dependencies: ["CPAM", "CSyscalls"]),
     // libFuzzer targets for the option parser, the state decoder and the helper protocol: `make fuzz`.
     .executableTarget(name: "localauth-fuzz", dependencies: ["LocalAuthCore", "LocalAuthTesting"]),
-    .testTarget(name: "LocalAuthCoreTests", dependencies: ["LocalAuthCore", "LocalAuthTesting"]),
+    .testTarget(name: "LocalAuthCoreTests", dependencies: ["LocalAuthCore", "LocalAuthTesting"], exclude: ["Fixtures"]),
     .testTarget(name: "LocalAuthenticationTests", dependencies: ["LocalAuthentication", "LocalAuthCore", "LocalAuthTesting"]),
     .testTarget(name: "SecurityTests", dependencies: ["Security", "LocalAuthentication", "LocalAuthCore", "LocalAuthTesting"]),
     .testTarget(name: "PAMLocalAuthTests", dependencies: ["PAMLocalAuth", "LocalAuthCore", "CPAM"]),

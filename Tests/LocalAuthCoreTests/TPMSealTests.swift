@@ -72,6 +72,22 @@ struct TPMSealTests {
     #expect(try sealer.unseal(blob) == key)
   }
 
+  @Test("a blob sealed before the shim used tpm2-tss's structures still unseals, and new blobs have its layout")
+  func oldBlob() throws {
+    let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .appendingPathComponent("Fixtures/tpm-lat1")
+    let tpm = try SoftwareTPM(state: fixtures.appendingPathComponent("tpm2-00.permall").path)
+    let old = CryptoTests.hex(try String(contentsOf: fixtures.appendingPathComponent("blob.hex"), encoding: .utf8))
+    #expect(old.count == 212)
+    let sealer = TPMSealer(tcti: tpm.tcti)
+    #expect(try sealer.unseal(old) == key, "the primary key's template changed, or the blob is read differently")
+    let blob = try sealer.seal(key)
+    // "LAT1", then the TPM2B_PUBLIC's size, type, nameAlg, attributes, authPolicy, scheme and unique's size.
+    #expect(Array(blob.prefix(20)) == Array(old.prefix(20)), "the sealed object's template changed")
+    #expect(blob.count == old.count)
+    #expect(try sealer.unseal(blob) == key)
+  }
+
   @Test("a TCTI where no TPM listens is unreachable, within seconds")
   func unreachable() throws {
     let tpm = try SoftwareTPM()
@@ -104,10 +120,14 @@ final class SoftwareTPM {
   /// The tpm2-tss TCTI string for this TPM.
   var tcti: String { "swtpm:host=127.0.0.1,port=\(port)" }
 
-  init() throws {
+  /// A fresh TPM, or one that starts on a copy of `state` (a tpm2-00.permall file another swtpm left).
+  init(state: String? = nil) throws {
     folder = FileManager.default.temporaryDirectory.appendingPathComponent("swtpm-\(UUID().uuidString)").path
     try FileManager.default.createDirectory(atPath: folder + "/state", withIntermediateDirectories: true)
-    do { try start() } catch {
+    do {
+      if let state { try FileManager.default.copyItem(atPath: state, toPath: folder + "/state/tpm2-00.permall") }
+      try start()
+    } catch {
       try? FileManager.default.removeItem(atPath: folder)
       throw error
     }

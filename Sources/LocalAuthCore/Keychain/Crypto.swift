@@ -12,8 +12,8 @@ public enum CryptoError: Error, Equatable, Sendable {
 
 /// AES-256-GCM, X25519, SHA-256 and HKDF-SHA256 from libcrypto, opened on first use.
 ///
-/// libcrypto.so.3 is opened with dlopen (Sources/CLibCrypto/shim.h), never linked, so the module loads and
-/// authenticates on a machine without it; every call then throws `.unavailable`.
+/// libcrypto.so.3 is opened with dlopen (Sources/CLibCrypto/shim.h, its calls typed by OpenSSL's headers), never
+/// linked, so the module loads and authenticates on a machine without it; every call then throws `.unavailable`.
 public enum Crypto {
   /// The length of an AES-256-GCM key, an X25519 key, and a SHA-256 digest.
   public static let keyLength = 32
