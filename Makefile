@@ -168,8 +168,10 @@ test: deps module helper tools app-client check-load
 
 # la-app (Tests/Fixtures/AppClient): an app that depends on LocalAuthentication and Security by path, as a Swift
 # developer's does. Linked statically, so that the tests can run a staged copy as ordinary users
-# (Tests/IntegrationTests/AppClientTests.swift).
+# (Tests/IntegrationTests/AppClientTests.swift). Built from scratch each time (about 30 s): SwiftPM does not see
+# files added to a path dependency in a scratch folder it built before.
 app-client:
+	rm -rf $(BUILD)/app-client
 	$(SWIFT) build --package-path Tests/Fixtures/AppClient --scratch-path $(BUILD)/app-client -c release --static-swift-stdlib
 	@mkdir -p $(BUILD)
 	cp $(BUILD)/app-client/release/la-app $(BUILD)/la-app
@@ -322,7 +324,7 @@ BENCH       := $(BUILD)/localauth-bench
 BENCH_QUICK ?=
 BENCH_SOURCE = $(shell git log -1 --format='commit %h (%cs)' 2>/dev/null)$(shell git status --porcelain -- Sources Package.swift 2>/dev/null | grep -q . && echo ' with uncommitted changes')
 
-bench: deps module tools $(BUILD)/bench_floor.so
+bench: deps module helper tools app-client $(BUILD)/bench_floor.so
 	@[ -x /usr/bin/time ] || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq time >/dev/null; } || true
 	$(SWIFT) build -c release --product localauth-bench
 	@mkdir -p $(BUILD)

@@ -65,7 +65,7 @@ extension LAContext {
     guard !reason.isEmpty else { return .refuse(UsageError.emptyReason) }
     let snapshot = withState { $0 }
     guard !snapshot.invalidated else { return .refuse(LAError(.invalidContext)) }
-    let configuration: LAContextConfiguration
+    var configuration: LAContextConfiguration
     let user: UserName
     do {
       configuration = try setup.get()
@@ -73,6 +73,8 @@ extension LAContext {
     } catch {
       return .refuse(ErrorMapping.error(for: error))
     }
+    // The app's own dialog, when it set one, in place of the environment's (the terminal).
+    if let prompter = snapshot.prompter { configuration.dependencies.prompter = PrompterBridge(prompter) }
     let reuse = snapshot.reuseDuration.isFinite ? max(0, min(snapshot.reuseDuration, LATouchIDAuthenticationMaximumAllowableReuseDuration)) : 0
     let request = EvaluationRequest(
       user: user, policy: policy.corePolicy, reason: reason, fallbackTitle: snapshot.fallbackTitle,

@@ -44,6 +44,31 @@ enum Spawn {
     return ProcessResult(seconds: elapsed, exitCode: code, maxResidentKiB: Double(usage.ru_maxrss))
   }
 
+  /// Starts `argv` in the background (output discarded) and returns its pid, or 0 when it could not start.
+  static func start(_ argv: [String], environment: [String]) -> pid_t {
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+    posix_spawn_file_actions_adddup2(&actions, 1, 2)
+    let cArgs = argv.map { strdup($0) } + [nil]
+    let cEnv = environment.map { strdup($0) } + [nil]
+    defer {
+      for p in cArgs { free(p) }
+      for p in cEnv { free(p) }
+    }
+    var pid: pid_t = 0
+    return posix_spawn(&pid, argv[0], &actions, nil, cArgs, cEnv) == 0 ? pid : 0
+  }
+
+  /// Waits for a process `start` returned.
+  static func reap(_ pid: pid_t) {
+    guard pid > 0 else { return }
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+  }
+
   /// Runs a setup command with the current PATH; true when it exits 0.
   @discardableResult
   static func setup(_ argv: [String], stdinPath: String = "/dev/null", logPath: String = "/dev/null") -> Bool {

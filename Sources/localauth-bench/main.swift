@@ -89,6 +89,9 @@ enum Bench {
         guard let pamtester = Spawn.which("pamtester") else { throw SetupError("pamtester is not installed (make deps installs it).") }
         try HelperBench(paths: paths, user: user, passcode: secret, cost: cost, pamtester: pamtester, counts: counts).run(into: &report)
       }
+      section("10", "Apps run by ordinary users (item 10)") { report in
+        try AppBench(paths: paths, user: user, passcode: secret, cost: cost, counts: counts).run(into: &report)
+      }
       section("6", "Cost growth with enrolled items and users (item 6)") { report in
         try ScalingBench(paths: paths, user: user, passcode: secret, cost: cost, counts: counts).run(into: &report)
       }

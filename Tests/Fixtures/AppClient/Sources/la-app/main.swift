@@ -15,12 +15,23 @@ func policy(_ name: String) -> LAPolicy {
   name == "biometrics" ? .deviceOwnerAuthenticationWithBiometrics : .deviceOwnerAuthentication
 }
 
+/// Set when an evaluation or a keychain call failed: la-app then exits 1 (the benchmark counts only successes).
+nonisolated(unsafe) var failed = false
+
 /// Prints how an evaluation ended: "evaluate success" or "evaluate error CODE".
 func report(_ result: Result<Bool, any Error>) {
   switch result {
   case .success: print("evaluate success")
-  case .failure(let error): print("evaluate error \((error as NSError).code)")
+  case .failure(let error):
+    failed = true
+    print("evaluate error \((error as NSError).code)")
   }
+}
+
+/// Prints a keychain call's status.
+func report(_ status: OSStatus) {
+  if status != errSecSuccess { failed = true }
+  print("status \(status)")
 }
 
 func evaluate(_ context: LAContext, _ policyName: String, _ reason: String) async -> Result<Bool, any Error> {
@@ -45,8 +56,7 @@ func read(_ service: String, _ account: String, context: LAContext? = nil, group
   search[kSecUseOperationPrompt as String] = "read your \(service) password"
   if let context { search[kSecUseAuthenticationContext as String] = context }
   var result: AnyObject?
-  let status = SecItemCopyMatching(search as CFDictionary, &result)
-  print("status \(status)")
+  report(SecItemCopyMatching(search as CFDictionary, &result))
   if let data = result as? Data { print("data \(String(decoding: data, as: UTF8.self))") }
 }
 
@@ -66,6 +76,7 @@ case "can":
   var error: NSError?
   let can = context.canEvaluatePolicy(policy(rest.first ?? "owner"), error: &error)
   print("can \(can) \(error?.code ?? 0) biometryType=\(context.biometryType.rawValue)")
+  failed = !can
 case "evaluate":
   // evaluate POLICY REASON [REUSE-SECONDS]
   let context = LAContext()
@@ -100,7 +111,7 @@ case "add":
     attributes[kSecAttrAccessControl as String] = SecAccessControlCreateWithFlags(
       nil, kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly, flags, nil)
   }
-  print("status \(SecItemAdd(attributes as CFDictionary, nil))")
+  report(SecItemAdd(attributes as CFDictionary, nil))
 case "read":
   // read SERVICE ACCOUNT [GROUP]
   read(rest[0], rest[1], group: rest.count > 2 ? rest[2] : nil)
@@ -110,11 +121,16 @@ case "context-read":
   report(await evaluate(context, "biometrics", "unlock your \(rest[0]) password"))
   read(rest[0], rest[1], context: context)
   read(rest[0], rest[1], context: context)
+case "dialog-read":
+  // dialog-read SERVICE ACCOUNT: a read whose prompt goes to the app's own dialog (no terminal)
+  let context = LAContext()
+  context.prompter = ScriptedDialog()
+  read(rest[0], rest[1], context: context)
 case "update":
   let changes: [String: Any] = [kSecValueData as String: Data(rest[2].utf8)]
-  print("status \(SecItemUpdate(query(rest[0], rest[1]) as CFDictionary, changes as CFDictionary))")
+  report(SecItemUpdate(query(rest[0], rest[1]) as CFDictionary, changes as CFDictionary))
 case "delete":
-  print("status \(SecItemDelete(query(rest[0], rest[1]) as CFDictionary))")
+  report(SecItemDelete(query(rest[0], rest[1]) as CFDictionary))
 case "domain-state":
   let hash = LAContext().domainState.biometry.stateHash
   print("state \(hash.map { $0.map { String(format: "%02x", $0) }.joined() } ?? "none")")
@@ -128,3 +144,4 @@ default:
   print("unknown scenario \(scenario)")
   exit(2)
 }
+exit(failed ? 1 : 0)
