@@ -32,6 +32,37 @@ extension RealPAM {
       }
     }
 
+    @Test("localauthctl prompts names the app's executable, pid and terminal; a touch by its id reaches it")
+    func announcedPrompt() throws {
+      try withSandbox { s in
+        try Setups.ready(s)
+        nonisolated(unsafe) let app = AppDriver(world: try HelperWorld(s, extraConfig: ["timeout=20"]))
+        nonisolated(unsafe) var run: AppDriver.Run?
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+          run = try? app.inTerminal(["evaluate", "biometrics", "unlock the vault"])
+          done.signal()
+        }
+        var listed: [[String: Any]] = []
+        let deadline = Date().addingTimeInterval(15)
+        while listed.isEmpty && Date() < deadline {
+          let out = try s.ctl("prompts", s.user, "--json").stdout
+          listed = (try? JSONSerialization.jsonObject(with: Data(out.utf8)) as? [[String: Any]]) ?? []
+          if listed.isEmpty { usleep(50_000) }
+        }
+        let prompt = try #require(listed.first, "no prompt was announced")
+        #expect(prompt["service"] as? String == "la-app")
+        #expect((prompt["tty"] as? String)?.hasPrefix("/dev/pts/") == true, "\(prompt)")
+        #expect(prompt["requesterUid"] as? Int == Int(s.uid))
+        let pid = try #require(prompt["pid"] as? Int)
+        let command = try String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)
+        #expect(command == "la-app\n", "the announced pid is the app, not the helper")
+        try s.ctl("touch", s.user, "right-index", "--quality", "1", "--prompt", try #require(prompt["id"] as? String))
+        #expect(done.wait(timeout: .now() + 30) == .success)
+        #expect(run?.lines("evaluate") == ["evaluate success"], "\(run?.output ?? "")")
+      }
+    }
+
     @Test("three wrong fingers: authenticationFailed (-1); five across runs: biometryLockout (-8), counted in the state")
     func wrongFingersAndLockout() throws {
       try withApp { s, app in
