@@ -126,6 +126,10 @@ extension RealPAM {
         #expect(read.lines("status") == ["status 0"] && read.lines("data") == ["data hunter2"], "\(read.output)")
         #expect(try app.inTerminal(["update", "mail", "alice", "changed"]).lines("status") == ["status 0"])
         #expect(try app.inTerminal(["read", "mail", "alice"]).lines("data") == ["data changed"])
+        // Access groups are namespaces: the same service and account in another group is another item.
+        #expect(try app.inTerminal(["add", "mail", "alice", "grouped", "none", "com.example.mail"]).lines("status") == ["status 0"])
+        #expect(try app.inTerminal(["read", "mail", "alice", "com.example.mail"]).lines("data") == ["data grouped"])
+        #expect(try app.inTerminal(["read", "mail", "alice", "org.other"]).lines("status") == ["status -25300"])
         #expect(try app.inTerminal(["delete", "mail", "alice"]).lines("status") == ["status 0"])
         #expect(try app.inTerminal(["read", "mail", "alice"]).lines("status") == ["status -25300"])
         // The item files are root's, in the state folder: the user cannot read them.
