@@ -69,4 +69,9 @@ package struct KeychainSession {
 
   /// The user whose keychain it is.
   package var user: UserName { request.user }
+
+  /// The core's SecItem operations over `keychain`, evaluating in this session's environment.
+  package func operations(_ keychain: Keychain) -> KeychainOperations {
+    KeychainOperations(keychain: keychain, dependencies: dependencies, settings: configuration.settings)
+  }
 }

@@ -81,19 +81,11 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
       return
     }
     let (session, keychain) = try keychainErrors { () throws(KeychainError) in try call.session() }
-    var password = session.authorization.applicationPassword
-    if control?.flags.contains(.applicationPassword) == true && password == nil {
-      guard session.request.interactionAllowed else { throw .keychain(.interactionNotAllowed) }
-      password = try session.dependencies.prompter.secret("Application password: ")
-    }
-    let record = try session.dependencies.store.load(session.user)
     let new = Keychain.NewItem(
       service: call.string(kSecAttrService) ?? "", account: call.string(kSecAttrAccount) ?? "",
       label: call.string(kSecAttrLabel) ?? "", accessGroup: call.string(kSecAttrAccessGroup) ?? "",
       accessibility: accessibility, flags: control?.flags, data: Array(data))
-    let item = try keychainErrors { () throws(KeychainError) in
-      try keychain.add(new, for: session.user, record: record, applicationPassword: password, hasher: session.configuration.settings.hasher)
-    }
+    let item = try session.operations(keychain).add(new, request: session.request, authorization: session.authorization)
     result?.pointee = attributeDictionary(item, data: nil) as AnyObject
   }
 }
@@ -114,26 +106,18 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
       return
     }
     let (session, keychain) = try keychainErrors { () throws(KeychainError) in try call.session() }
-    var items = try keychainErrors { () throws(KeychainError) in try keychain.matching(call.query, for: session.user) }
     let returnData = call.flag(kSecReturnData)
-    if returnData && ui == kSecUseAuthenticationUISkip {
-      items = items.filter { ($0.flags?.requirement.constraints.isEmpty ?? true) && $0.flags?.contains(.applicationPassword) != true }
-    }
-    guard !items.isEmpty else { throw .keychain(.itemNotFound) }
-    if !all { items = [items[0]] }
-    var request = session.request
-    if ui == kSecUseAuthenticationUIFail { request.interactionAllowed = false }
-    let reader = KeychainReader(keychain: keychain, dependencies: session.dependencies, settings: session.configuration.settings)
+    let mode: AppInterfaceMode = ui == kSecUseAuthenticationUIFail ? .fail : ui == kSecUseAuthenticationUISkip ? .skip : .allow
     var authorization = session.authorization
+    // What the reads established stays with the context, also when a later item's evaluation failed.
+    defer { if returnData { call.context.keepKeychainAuthorization(authorization) } }
+    let found = try session.operations(keychain).copy(
+      call.query, returnData: returnData, all: all, mode: mode, request: session.request, authorization: &authorization)
     var values: [Any] = []
-    for item in items {
-      var data: Data? = nil
-      if returnData {
-        defer { call.context.keepKeychainAuthorization(authorization) }
-        data = Data(try reader.read(item, request: request, authorization: &authorization))
-      }
+    for entry in found {
+      let data = entry.data.map { Data($0) }
       if call.flag(kSecReturnAttributes) {
-        values.append(attributeDictionary(item, data: data))
+        values.append(attributeDictionary(entry.item, data: data))
       } else if let data {
         values.append(data)
       }
@@ -156,11 +140,9 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
       return try call.updateThroughHelper(data: changes.data, label: changes.string(kSecAttrLabel))
     }
     let (session, keychain) = try keychainErrors { () throws(KeychainError) in try call.session() }
-    _ = try keychainErrors { () throws(KeychainError) in
-      try keychain.update(
-        call.query, for: session.user, data: changes.data.map { Array($0) }, label: changes.string(kSecAttrLabel),
-        applicationPassword: session.authorization.applicationPassword, hasher: session.configuration.settings.hasher)
-    }
+    try session.operations(keychain).update(
+      call.query, user: session.user, data: changes.data.map { Array($0) }, label: changes.string(kSecAttrLabel),
+      authorization: session.authorization)
   }
 }
 
@@ -171,8 +153,7 @@ public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
     try keychainErrors { () throws(KeychainError) in try call.checkClass() }
     if call.context.evaluatesThroughHelper { return try call.deleteThroughHelper() }
     let (session, keychain) = try keychainErrors { () throws(KeychainError) in try call.session() }
-    let deleted = try keychainErrors { () throws(KeychainError) in try keychain.delete(call.query, for: session.user) }
-    if deleted.isEmpty { throw .keychain(.itemNotFound) }
+    try session.operations(keychain).delete(call.query, user: session.user)
   }
 }
 
