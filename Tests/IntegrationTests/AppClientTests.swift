@@ -94,6 +94,19 @@ extension RealPAM {
       }
     }
 
+    @Test("the reuse window: a second context within touchIDAuthenticationAllowableReuseDuration asks nothing; without it, it asks")
+    func reuseWindow() throws {
+      try withApp { s, app in
+        try s.touch()
+        let reused = try app.inTerminal(["twice", "60"])
+        #expect(reused.lines("evaluate") == ["evaluate success", "evaluate success"], "\(reused.output)")
+        #expect(reused.output.components(separatedBy: "Place your finger").count == 2, "one request only: \(reused.output)")
+        try s.touch()
+        let asked = try app.inTerminal(["twice", "0"])
+        #expect(asked.lines("evaluate") == ["evaluate success", "evaluate error -4"], "\(asked.output)")
+      }
+    }
+
     @Test("invalidate ends a waiting evaluation with appCancel (-9); the context then answers invalidContext (-10)")
     func invalidate() throws {
       try withApp { _, app in

@@ -83,6 +83,13 @@ case "evaluate":
   if rest.count > 2, let reuse = TimeInterval(rest[2]) { context.touchIDAuthenticationAllowableReuseDuration = reuse }
   report(await evaluate(context, rest[0], rest[1]))
   if let state = context.evaluatedPolicyDomainState { print("state \(state.map { String(format: "%02x", $0) }.joined())") }
+case "twice":
+  // twice REUSE-SECONDS: two contexts one after the other, each allowing a reuse of REUSE-SECONDS
+  for _ in 0..<2 {
+    let context = LAContext()
+    context.touchIDAuthenticationAllowableReuseDuration = TimeInterval(rest[0]) ?? 0
+    report(await evaluate(context, "biometrics", "open the vault"))
+  }
 case "dialog":
   // dialog POLICY REASON: no terminal, the app's own prompter
   let context = LAContext()
