@@ -63,22 +63,19 @@ struct AppBench {
     let asUser = asRoot + [setpriv, "--reuid", String(user.uid), "--regid", String(user.gid), "--clear-groups"]
     let environment = Spawn.baseEnvironment + ["LOCALAUTH_HELPER=" + helper]
     let log = folder + "/runs.log"
+    /// la-app `arguments` run with `prefix`, a touch of `who`'s finger presented to its prompt as it appears.
+    func touched(_ prefix: [String], _ who: String, _ arguments: [String]) -> ProcessResult {
+      let toucher = Spawn.start(
+        [ctl, "touch", who, "right-index", "--quality", "1", "--wait", "10", "--state-dir", state],
+        environment: Spawn.baseEnvironment)
+      let run = Spawn.run(prefix + [app] + arguments, environment: environment, logPath: log)
+      Spawn.reap(toucher)
+      return run
+    }
     func evaluate(_ prefix: [String], _ who: String) -> ProcessResult {
-      let toucher = Spawn.start(
-        [ctl, "touch", who, "right-index", "--quality", "1", "--wait", "10", "--state-dir", state],
-        environment: Spawn.baseEnvironment)
-      let run = Spawn.run(prefix + [app, "dialog", "biometrics", "unlock the bench"], environment: environment, logPath: log)
-      Spawn.reap(toucher)
-      return run
+      touched(prefix, who, ["dialog", "biometrics", "unlock the bench"])
     }
-    func read(_ prefix: [String], _ who: String) -> ProcessResult {
-      let toucher = Spawn.start(
-        [ctl, "touch", who, "right-index", "--quality", "1", "--wait", "10", "--state-dir", state],
-        environment: Spawn.baseEnvironment)
-      let run = Spawn.run(prefix + [app, "dialog-read", "bench", "vault"], environment: environment, logPath: log)
-      Spawn.reap(toucher)
-      return run
-    }
+    func read(_ prefix: [String], _ who: String) -> ProcessResult { touched(prefix, who, ["dialog-read", "bench", "vault"]) }
     for prefix in [asUser, asRoot] {
       let added = Spawn.run(prefix + [app, "add", "bench", "vault", "s3cret", "biometryAny"], environment: environment, logPath: log)
       guard added.exitCode == 0 else {

@@ -19,6 +19,20 @@ enum Spawn {
   static func run(
     _ argv: [String], environment: [String], stdinPath: String = "/dev/null", logPath: String = "/dev/null"
   ) -> ProcessResult {
+    let start = monotonicSeconds()
+    let pid = spawn(argv, environment: environment, stdinPath: stdinPath, logPath: logPath)
+    guard pid > 0 else { return ProcessResult(seconds: 0, exitCode: 127, maxResidentKiB: 0) }
+    var status: Int32 = 0
+    var usage = rusage()
+    while wait4(pid, &status, 0, &usage) == -1 && errno == EINTR {}
+    let elapsed = monotonicSeconds() - start
+    let signal = status & 0x7f
+    let code = signal == 0 ? (status >> 8) & 0xff : 128 + signal
+    return ProcessResult(seconds: elapsed, exitCode: code, maxResidentKiB: Double(usage.ru_maxrss))
+  }
+
+  /// posix_spawn of `argv` with exactly `environment`, stdin from `stdinPath`, output to `logPath`; the pid, or 0.
+  private static func spawn(_ argv: [String], environment: [String], stdinPath: String, logPath: String) -> pid_t {
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
@@ -32,34 +46,12 @@ enum Spawn {
       for p in cEnv { free(p) }
     }
     var pid: pid_t = 0
-    let start = monotonicSeconds()
-    let spawned = posix_spawn(&pid, argv[0], &actions, nil, cArgs, cEnv)
-    guard spawned == 0 else { return ProcessResult(seconds: 0, exitCode: 127, maxResidentKiB: 0) }
-    var status: Int32 = 0
-    var usage = rusage()
-    while wait4(pid, &status, 0, &usage) == -1 && errno == EINTR {}
-    let elapsed = monotonicSeconds() - start
-    let signal = status & 0x7f
-    let code = signal == 0 ? (status >> 8) & 0xff : 128 + signal
-    return ProcessResult(seconds: elapsed, exitCode: code, maxResidentKiB: Double(usage.ru_maxrss))
+    return posix_spawn(&pid, argv[0], &actions, nil, cArgs, cEnv) == 0 ? pid : 0
   }
 
   /// Starts `argv` in the background (output discarded) and returns its pid, or 0 when it could not start.
   static func start(_ argv: [String], environment: [String]) -> pid_t {
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-    posix_spawn_file_actions_adddup2(&actions, 1, 2)
-    let cArgs = argv.map { strdup($0) } + [nil]
-    let cEnv = environment.map { strdup($0) } + [nil]
-    defer {
-      for p in cArgs { free(p) }
-      for p in cEnv { free(p) }
-    }
-    var pid: pid_t = 0
-    return posix_spawn(&pid, argv[0], &actions, nil, cArgs, cEnv) == 0 ? pid : 0
+    spawn(argv, environment: environment, stdinPath: "/dev/null", logPath: "/dev/null")
   }
 
   /// Waits for a process `start` returned.
