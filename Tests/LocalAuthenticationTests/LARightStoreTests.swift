@@ -303,34 +303,3 @@ struct LARightStoreTests {
     #expect(try world.rightItems.isEmpty)
   }
 }
-
-/// The openssl command, to check signatures against the exported X9.63 key.
-enum Openssl {
-  /// True when `openssl dgst -sha256 -verify` accepts `signature` over `message` under `publicKey` (04 ‖ X ‖ Y).
-  static func verifies(signature: Data, message: Data, publicKey: Data) throws -> Bool {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("la-openssl-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: folder) }
-    // SubjectPublicKeyInfo: id-ecPublicKey, prime256v1, then the point as a BIT STRING.
-    let header = Data([
-      0x30, 0x59, 0x30, 0x13, 0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01, 0x06, 0x08, 0x2a, 0x86, 0x48, 0xce,
-      0x3d, 0x03, 0x01, 0x07, 0x03, 0x42, 0x00,
-    ])
-    try (header + publicKey).write(to: folder.appendingPathComponent("pub.der"))
-    try signature.write(to: folder.appendingPathComponent("sig.der"))
-    try message.write(to: folder.appendingPathComponent("msg"))
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-    process.arguments = [
-      "dgst", "-sha256", "-verify", folder.appendingPathComponent("pub.der").path, "-keyform", "DER", "-signature",
-      folder.appendingPathComponent("sig.der").path, folder.appendingPathComponent("msg").path,
-    ]
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = pipe
-    try process.run()
-    let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    return process.terminationStatus == 0 && output.contains("Verified OK")
-  }
-}
