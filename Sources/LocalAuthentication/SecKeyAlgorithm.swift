@@ -46,9 +46,10 @@ enum KeyErrors {
   /// Apple's NSOSStatusErrorDomain (Security's constant of that name has the same value).
   static let domain = "NSOSStatusErrorDomain"
 
-  /// errSecUnimplemented (-4): "algorithm not supported by the key", as SecKey reports it.
+  /// errSecParam (-50) with "ALGORITHM: algorithm not supported by the key", as SecKey reports an algorithm the key
+  /// has no implementation of (Apple's SecKey.m, `SecKeyRunAlgorithmAndCopyResult`).
   static func unsupported(_ algorithm: SecKeyAlgorithm) -> NSError {
-    NSError(domain: domain, code: -4, userInfo: [NSLocalizedDescriptionKey: "\(algorithm.rawValue): algorithm not supported by the key"])
+    NSError(domain: domain, code: -50, userInfo: [NSLocalizedDescriptionKey: "\(algorithm.rawValue): algorithm not supported by the key"])
   }
 
   /// errSecParam (-50): an input the algorithm cannot take.
@@ -58,6 +59,6 @@ enum KeyErrors {
 
   /// errSecVerifyFailed (-67808): the signature does not verify.
   static func verifyFailed() -> NSError {
-    NSError(domain: domain, code: -67808, userInfo: [NSLocalizedDescriptionKey: "EC signature verification failed, no match"])
+    NSError(domain: domain, code: -67808, userInfo: [NSLocalizedDescriptionKey: "ECDSA signature verification failed"])
   }
 }
