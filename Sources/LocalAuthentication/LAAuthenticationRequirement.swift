@@ -1,3 +1,5 @@
+import LocalAuthCore
+
 /// What a right falls back on when biometry is not used (Apple's `LABiometryFallbackRequirement`, iOS 16 / macOS 13).
 public final class LABiometryFallbackRequirement: Hashable, Sendable, CustomStringConvertible {
   /// The two fallbacks Apple defines.
@@ -76,6 +78,28 @@ public final class LAAuthenticationRequirement: Hashable, Sendable, CustomString
 
   /// True when the right is bound to the enrollment current at its creation.
   var bindsEnrollment: Bool { kind == .biometryCurrentSet }
+
+  /// The requirement a right store records (and derives its items' access control from).
+  var rightRequirement: RightRequirement {
+    switch kind {
+    case .default: .userPresence
+    case .biometry: .biometry
+    case .biometryCurrentSet: .biometryCurrentSet
+    case .biometryWithFallback(.devicePasscode): .biometryOrPasscode
+    case .biometryWithFallback(.default): .biometryOrDefault
+    }
+  }
+
+  /// The requirement a right store recorded.
+  convenience init(stored: RightRequirement) {
+    switch stored {
+    case .userPresence: self.init(.default)
+    case .biometry: self.init(.biometry)
+    case .biometryCurrentSet: self.init(.biometryCurrentSet)
+    case .biometryOrPasscode: self.init(.biometryWithFallback(.devicePasscode))
+    case .biometryOrDefault: self.init(.biometryWithFallback(.default))
+    }
+  }
 
   public static func == (lhs: LAAuthenticationRequirement, rhs: LAAuthenticationRequirement) -> Bool {
     lhs.kind == rhs.kind

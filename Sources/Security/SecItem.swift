@@ -16,11 +16,13 @@ struct KeychainCall {
   func flag(_ key: String) -> Bool { (attributes[key] as? Bool) ?? ((attributes[key] as? NSNumber)?.boolValue ?? false) }
   var data: Data? { attributes[kSecValueData] as? Data }
 
-  /// The item class must be a generic password; anything else is errSecParam (the only class this keychain has).
+  /// The item class must be a generic password; anything else is errSecParam (the only class this keychain has),
+  /// as is the access group reserved for LARightStore's persisted rights.
   func checkClass() throws(KeychainError) {
     guard let itemClass = string(kSecClass) else { throw .parameter("kSecClass is missing") }
     guard itemClass == kSecClassGenericPassword else { throw .parameter("only kSecClassGenericPassword items are supported") }
     if flag(kSecAttrSynchronizable) { throw .parameter("items are never synchronised off this device") }
+    try Keychain.refuseReserved(string(kSecAttrAccessGroup))
   }
 
   var query: Keychain.Query {

@@ -57,7 +57,8 @@ extension LocalAuthCtl {
           let keychain = try KeychainLine.keychain(try common.context())
           let deleted: [KeychainItem]
           do {
-            deleted = try keychain.delete(Keychain.Query(service: service, account: account), for: name)
+            deleted = try keychain.delete(
+              Keychain.Query(service: service, account: account, includesReservedGroups: true), for: name)
           } catch KeychainError.itemNotFound {
             deleted = []
           }

@@ -132,7 +132,7 @@ public struct Administration {
   public func deleteKeychainItems(of user: UserName) throws(LocalAuthError) -> [KeychainItem] {
     guard let keychain else { return [] }
     do throws(KeychainError) {
-      return try keychain.delete(Keychain.Query(), for: user)
+      return try keychain.delete(Keychain.Query(includesReservedGroups: true), for: user)
     } catch .itemNotFound {
       return []
     } catch {

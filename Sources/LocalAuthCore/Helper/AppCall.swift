@@ -25,6 +25,20 @@ public struct AppCall: Equatable, Sendable {
     case endReuseWindow = 9
     /// BiometricAuthenticationFacade: a feature's flag, read or (with `enable`) set.
     case feature = 10
+    /// LARightStore.saveRight: identifier, requirement, secret; the helper makes the key pair.
+    case rightSave = 11
+    /// LARightStore.right(forIdentifier:): identifier.
+    case rightFetch = 12
+    /// LARightStore.removeRight: identifier.
+    case rightRemove = 13
+    /// LARightStore.removeAllRights: nothing.
+    case rightRemoveAll = 14
+    /// LASecret.loadData: identifier; opened with this session's evaluations only, never with a prompt.
+    case rightSecret = 15
+    /// LAPrivateKey.sign: identifier, algorithm, data; the signature comes back, never the key.
+    case rightSign = 16
+    /// LAPrivateKey.exchangeKeys: identifier, the peer's public key; the shared secret comes back.
+    case rightExchange = 17
   }
 
   /// Field keys (one list, so that no two fields share a key).
@@ -52,6 +66,11 @@ public struct AppCall: Equatable, Sendable {
     public static let feature: UInt8 = 23
     public static let enable: UInt8 = 24
     public static let password: UInt8 = 25
+    public static let identifier: UInt8 = 26
+    public static let requirement: UInt8 = 27
+    public static let secret: UInt8 = 28
+    public static let algorithm: UInt8 = 29
+    public static let peerKey: UInt8 = 30
   }
 
   /// The longest text field (an attribute, a reason, a title).
@@ -93,6 +112,18 @@ public struct AppCall: Equatable, Sendable {
     case .keychainDelete: return query
     case .setApplicationPassword: return [(Key.password, SecretBytes.maximumLength)]
     case .feature: return [(Key.feature, 64), (Key.enable, 1)]
+    case .rightSave:
+      return [
+        (Key.identifier, RightStore.maximumIdentifierLength), (Key.requirement, 1),
+        (Key.secret, KeychainItem.maximumDataSize),
+      ]
+    case .rightFetch, .rightRemove, .rightSecret: return [(Key.identifier, RightStore.maximumIdentifierLength)]
+    case .rightRemoveAll: return []
+    case .rightSign:
+      return [
+        (Key.identifier, RightStore.maximumIdentifierLength), (Key.algorithm, 1), (Key.data, RightStore.maximumMessageSize),
+      ]
+    case .rightExchange: return [(Key.identifier, RightStore.maximumIdentifierLength), (Key.peerKey, P256.publicKeyLength)]
     }
   }
 

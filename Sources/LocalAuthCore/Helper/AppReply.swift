@@ -19,6 +19,14 @@ public enum AppReply: Equatable, Sendable {
     public static let domainState: UInt8 = 41
     public static let captured: UInt8 = 42
     public static let enabled: UInt8 = 43
+    /// A persisted right's public key (04 ‖ X ‖ Y).
+    public static let publicKey: UInt8 = 44
+    /// A persisted right's requirement (`RightRequirement`).
+    public static let requirement: UInt8 = 45
+    /// Present when a secret was saved with the right.
+    public static let hasSecret: UInt8 = 46
+    /// A signature or a shared secret.
+    public static let output: UInt8 = 47
     static let result: UInt8 = 50
     static let code: UInt8 = 51
     static let keychainKind: UInt8 = 52
@@ -27,7 +35,8 @@ public enum AppReply: Equatable, Sendable {
   }
 
   static let allowed: [(key: UInt8, limit: Int)] = [
-    (Key.biometryType, 1), (Key.domainState, 256), (Key.captured, 0), (Key.enabled, 0), (Key.result, 16),
+    (Key.biometryType, 1), (Key.domainState, 256), (Key.captured, 0), (Key.enabled, 0), (Key.publicKey, 65),
+    (Key.requirement, 1), (Key.hasSecret, 0), (Key.output, 128), (Key.result, 16),
     (Key.code, 1), (Key.keychainKind, 1), (Key.keychainText, AppCall.textLimit), (Key.fault, 1),
   ]
 

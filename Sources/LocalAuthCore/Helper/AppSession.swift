@@ -103,6 +103,8 @@ public final class AppSession {
       try evaluator.endReuseWindow(for: user)
       return .done(AppFields())
     case .feature: return try feature(fields)
+    case .rightSave, .rightFetch, .rightRemove, .rightRemoveAll, .rightSecret, .rightSign, .rightExchange:
+      return try rightCall(call)
     }
   }
 

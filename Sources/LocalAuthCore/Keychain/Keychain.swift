@@ -46,22 +46,40 @@ public final class Keychain {
     public var service: String?
     public var account: String?
     public var label: String?
-    /// kSecAttrAccessGroup; nil selects every group.
+    /// kSecAttrAccessGroup; nil selects every group but the reserved ones (`Keychain.isReserved`), as an app's
+    /// query on Apple's systems selects only the groups it is entitled to.
     public var accessGroup: String?
+    /// With a nil `accessGroup`, also select the reserved groups (the administrator's listings and deletions).
+    public var includesReservedGroups: Bool
 
-    /// Describes a selection (no attribute: every item).
-    public init(service: String? = nil, account: String? = nil, label: String? = nil, accessGroup: String? = nil) {
+    /// Describes a selection (no attribute: every item outside the reserved groups).
+    public init(
+      service: String? = nil, account: String? = nil, label: String? = nil, accessGroup: String? = nil,
+      includesReservedGroups: Bool = false
+    ) {
       self.service = service
       self.account = account
       self.label = label
       self.accessGroup = accessGroup
+      self.includesReservedGroups = includesReservedGroups
     }
 
     /// True when `item` has every attribute given.
     public func matches(_ item: KeychainItem) -> Bool {
-      (service == nil || service == item.service) && (account == nil || account == item.account)
-        && (label == nil || label == item.label) && (accessGroup == nil || accessGroup == item.accessGroup)
+      let group = accessGroup.map { $0 == item.accessGroup } ?? (includesReservedGroups || !Keychain.isReserved(item.accessGroup))
+      return (service == nil || service == item.service) && (account == nil || account == item.account)
+        && (label == nil || label == item.label) && group
     }
+  }
+
+  /// True for an access group only the core's own stores use: `RightStore.accessGroup`, where LARightStore keeps
+  /// persisted rights (docs/KEYCHAIN.md, "Persisted rights"). Apps' keychain calls cannot name it, and their
+  /// queries without a group never select it.
+  public static func isReserved(_ group: String) -> Bool { group == RightStore.accessGroup }
+
+  /// Refuses an app's keychain call that names a reserved access group (errSecParam).
+  public static func refuseReserved(_ group: String?) throws(KeychainError) {
+    if let group, isReserved(group) { throw .parameter("the access group \(group) is reserved for LARightStore") }
   }
 
   func folder(_ user: UserName) -> KeychainFolder { KeychainFolder(root: root, user: user) }

@@ -24,10 +24,11 @@ public struct KeychainOperations {
   }
 
   /// Adds `new` for `request`'s user. An applicationPassword item takes the password from `authorization`, or
-  /// asks for it when the request allows a prompt.
+  /// asks for it when the request allows a prompt. A reserved access group is refused (`Keychain.refuseReserved`).
   public func add(
     _ new: Keychain.NewItem, request: EvaluationRequest, authorization: KeychainAuthorization
   ) throws(LocalAuthError) -> KeychainItem {
+    do { try Keychain.refuseReserved(new.accessGroup) } catch { throw .keychain(error) }
     var password = authorization.applicationPassword
     var asked: SecretBytes? = nil
     defer { asked?.wipe() }
@@ -50,7 +51,10 @@ public struct KeychainOperations {
     authorization: inout KeychainAuthorization
   ) throws(LocalAuthError) -> [Found] {
     var items: [KeychainItem]
-    do { items = try keychain.matching(query, for: template.user) } catch { throw .keychain(error) }
+    do {
+      try Keychain.refuseReserved(query.accessGroup)
+      items = try keychain.matching(query, for: template.user)
+    } catch { throw .keychain(error) }
     if returnData && mode == .skip {
       items = items.filter {
         ($0.flags?.requirement.constraints.isEmpty ?? true) && $0.flags?.contains(.applicationPassword) != true
@@ -74,6 +78,7 @@ public struct KeychainOperations {
     _ query: Keychain.Query, user: UserName, data: [UInt8]?, label: String?, authorization: KeychainAuthorization
   ) throws(LocalAuthError) {
     do {
+      try Keychain.refuseReserved(query.accessGroup)
       _ = try keychain.update(
         query, for: user, data: data, label: label, applicationPassword: authorization.applicationPassword,
         hasher: settings.hasher)
@@ -83,7 +88,10 @@ public struct KeychainOperations {
   /// Deletes the items `query` selects; `itemNotFound` when there is none.
   public func delete(_ query: Keychain.Query, user: UserName) throws(LocalAuthError) {
     let deleted: [KeychainItem]
-    do { deleted = try keychain.delete(query, for: user) } catch { throw .keychain(error) }
+    do {
+      try Keychain.refuseReserved(query.accessGroup)
+      deleted = try keychain.delete(query, for: user)
+    } catch { throw .keychain(error) }
     if deleted.isEmpty { throw .keychain(.itemNotFound) }
   }
 }

@@ -1,5 +1,6 @@
 // la-app: app code as the seeds and Apple's samples write it, one scenario per run (`la-app SCENARIO ARGS…`).
-// Every line it prints that a test reads starts with a keyword: "can", "evaluate", "status", "data", "state".
+// Every line it prints that a test reads starts with a keyword: "can", "evaluate", "status", "data", "state", and for
+// rights "right", "public", "signature", "verify".
 import Foundation
 import LocalAuthentication
 import Security
@@ -70,7 +71,69 @@ final class ScriptedDialog: LAPrompter, @unchecked Sendable {
   }
 }
 
+/// A requirement by name: "default", "biometry", "biometryCurrentSet" or "fallback" (biometry, else the passcode).
+func requirement(_ name: String?) -> LAAuthenticationRequirement {
+  switch name {
+  case "biometry": .biometry
+  case "biometryCurrentSet": .biometryCurrentSet
+  case "fallback": .biometry(fallback: .devicePasscode)
+  default: .default
+  }
+}
+
+func hex(_ data: Data) -> String { data.map { String(format: "%02x", $0) }.joined() }
+
+/// Runs a right's step, printing "right error CODE" when it throws; nil then.
+func step<T>(_ body: () async throws -> T) async -> T? {
+  do { return try await body() } catch {
+    print("right error \((error as NSError).code)")
+    return nil
+  }
+}
+
 switch scenario {
+case "right-authorize":
+  // right-authorize [REQUIREMENT]: an LARight authorized once (the finger, or the passcode for the default)
+  let right = LARight(requirement: requirement(rest.first))
+  if await step({ try await right.authorize(localizedReason: "open the vault") }) != nil {
+    print("right authorized state=\(right.state.rawValue)")
+  }
+  await right.deauthorize()
+  print("right state=\(right.state.rawValue)")
+case "rightstore-save":
+  // rightstore-save ID SECRET [REQUIREMENT]: LARightStore.saveRight with a secret; prints the public key
+  if let saved = await step({
+    try await LARightStore.shared.saveRight(LARight(requirement: requirement(rest.count > 2 ? rest[2] : nil)), identifier: rest[0], secret: Data(rest[1].utf8))
+  }), let key = await step({ try await saved.key.publicKey.bytes }) {
+    print("right saved")
+    print("public \(hex(key))")
+  }
+case "rightstore-load":
+  // rightstore-load ID [unauthorized]: fetches the right, authorizes it (unless told not to), loads the secret
+  if let right = await step({ try await LARightStore.shared.right(forIdentifier: rest[0]) }) {
+    print("right fetched")
+    if rest.count < 2 || rest[1] != "unauthorized" {
+      if await step({ try await right.authorize(localizedReason: "read your \(rest[0]) secret") }) == nil { break }
+      print("right authorized")
+    }
+    if let data = await step({ try await right.secret.rawData }) { print("data \(String(decoding: data, as: UTF8.self))") }
+  }
+case "rightstore-sign":
+  // rightstore-sign ID MESSAGE: fetches and authorizes the right, signs MESSAGE, verifies with the public key
+  if let right = await step({ try await LARightStore.shared.right(forIdentifier: rest[0]) }),
+    await step({ try await right.authorize(localizedReason: "sign in as \(rest[0])") }) != nil,
+    let signature = await step({ try await right.key.sign(Data(rest[1].utf8), algorithm: .ecdsaSignatureMessageX962SHA256) }),
+    let key = await step({ try await right.key.publicKey.bytes })
+  {
+    print("signature \(hex(signature))")
+    print("public \(hex(key))")
+    if await step({ try await right.key.publicKey.verify(Data(rest[1].utf8), signature: signature, algorithm: .ecdsaSignatureMessageX962SHA256) }) != nil {
+      print("verify ok")
+    }
+  }
+case "rightstore-remove":
+  // rightstore-remove ID
+  if await step({ try await LARightStore.shared.removeRight(forIdentifier: rest[0]) }) != nil { print("right removed") }
 case "can":
   let context = LAContext()
   var error: NSError?

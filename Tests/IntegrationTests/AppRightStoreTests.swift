@@ -1,0 +1,106 @@
+import Foundation
+import LocalAuthCore
+import Testing
+
+extension RealPAM {
+  /// Issue 21, section 3: LARight and LARightStore in an app run by an ordinary user (la-app), through the setuid
+  /// helper: the right's key pair is made, kept and used on the privileged side, and its secret, signature or shared
+  /// secret reaches the app only after an authorization of that app's own context (docs/KEYCHAIN.md, "Persisted
+  /// rights").
+  @Suite("LARightStore in apps run by ordinary users", .enabled(if: AppDriver.available, "la-app or the helper is not built"))
+  struct AppRightStoreTests {
+    /// A sandbox with its setuid helper, ready (finger enrolled, passcode 1234, rules satisfied).
+    func withApp(_ body: (Sandbox, AppDriver) throws -> Void) throws {
+      try withSandbox { s in
+        try Setups.ready(s)
+        let world = try HelperWorld(s)
+        try body(s, AppDriver(world: world))
+      }
+    }
+
+    @Test("LARight: authorized after a touch, deauthorized after; three wrong fingers: authenticationFailed (-1)")
+    func rightAuthorize() throws {
+      try withApp { s, app in
+        try s.touch()
+        let run = try app.inTerminal(["right-authorize", "biometry"])
+        #expect(run.lines("right") == ["right authorized state=2", "right state=3"], "\(run.output)")
+        #expect(run.output.contains("Place your finger on the sensor"), "\(run.output)")
+        for _ in 0..<3 { try s.touch(from: "intruder") }
+        let wrong = try app.inTerminal(["right-authorize", "biometry"])
+        #expect(wrong.lines("right") == ["right error -1", "right state=3"], "\(wrong.output)")
+      }
+    }
+
+    @Test("a secret saved in one run is loaded in another after a touch; unauthorized: notInteractive (-1004), nothing asked")
+    func secretSaveAndLoad() throws {
+      try withApp { s, app in
+        let saved = try app.inTerminal(["rightstore-save", "token", "s3cret-token"])
+        #expect(saved.lines("right") == ["right saved"], "\(saved.output)")
+        let unauthorized = try app.inTerminal(["rightstore-load", "token", "unauthorized"])
+        #expect(unauthorized.lines("right") == ["right fetched", "right error -1004"], "\(unauthorized.output)")
+        #expect(unauthorized.lines("data").isEmpty && !unauthorized.output.contains("Place your finger"), "\(unauthorized.output)")
+        try s.touch()
+        let loaded = try app.inTerminal(["rightstore-load", "token"])
+        #expect(loaded.lines("right") == ["right fetched", "right authorized"], "\(loaded.output)")
+        #expect(loaded.lines("data") == ["data s3cret-token"], "\(loaded.output)")
+        #expect(try app.inTerminal(["rightstore-remove", "token"]).lines("right") == ["right removed"])
+        let gone = try app.inTerminal(["rightstore-load", "token"])
+        #expect(gone.lines("right") == ["right error -10"], "\(gone.output)")
+      }
+    }
+
+    @Test("a signature made in the helper verifies with the exported public key, in the app and here")
+    func signature() throws {
+      try withApp { s, app in
+        let saved = try app.inTerminal(["rightstore-save", "server-access", "unused"])
+        let savedKey = saved.lines("public").first.map { String($0.dropFirst("public ".count)) }
+        #expect(savedKey?.count == 130, "\(saved.output)")
+        try s.touch()
+        let run = try app.inTerminal(["rightstore-sign", "server-access", "challenge 42"])
+        #expect(run.lines("verify") == ["verify ok"], "\(run.output)")
+        let signature = run.lines("signature").first.flatMap { hexDecode($0.dropFirst("signature ".count)) }
+        let publicKey = run.lines("public").first.flatMap { hexDecode($0.dropFirst("public ".count)) }
+        #expect(publicKey.map(hexEncode) == savedKey, "the key signed with is the one saved")
+        if let signature, let publicKey {
+          #expect(try P256.verify(signature: signature, message: Array("challenge 42".utf8), publicKey: publicKey))
+          #expect(try !P256.verify(signature: signature, message: Array("challenge 43".utf8), publicKey: publicKey))
+        } else {
+          Issue.record("no signature or public key in \(run.output)")
+        }
+        // Without a touch the sensor times out: no authorization, no signature.
+        let refused = try app.inTerminal(["rightstore-sign", "server-access", "challenge 42"])
+        #expect(refused.lines("signature").isEmpty && refused.lines("right").first?.hasPrefix("right error") == true, "\(refused.output)")
+      }
+    }
+
+    @Test("the right's items are root's, in the reserved group; the app cannot name the group or read them (errSecParam)")
+    func reservedItems() throws {
+      try withApp { s, app in
+        #expect(try app.inTerminal(["rightstore-save", "hidden", "h1dden"]).lines("right") == ["right saved"])
+        let items = try Keychain(root: s.stateDir, tcti: nil).items(for: try UserName(s.user))
+        #expect(items.filter { $0.accessGroup == RightStore.accessGroup }.map(\.account).sorted() == ["key", "right", "secret"])
+        #expect(items.first { $0.account == "key" }?.flags == .userPresence)
+        let named = try app.inTerminal(["read", "hidden", "key", RightStore.accessGroup])
+        #expect(named.lines("status") == ["status -50"], "\(named.output)")
+        let unnamed = try app.inTerminal(["read", "hidden", "key"])
+        #expect(unnamed.lines("status") == ["status -25300"], "\(unnamed.output)")
+        #expect(unnamed.lines("data").isEmpty && named.lines("data").isEmpty)
+      }
+    }
+
+    @Test("biometryCurrentSet: after a new enrolment the right is gone (invalidContext, -10), without a prompt")
+    func enrolmentChange() throws {
+      try withApp { s, app in
+        let saved = try app.inTerminal(["rightstore-save", "bound", "b0und", "biometryCurrentSet"])
+        #expect(saved.lines("right") == ["right saved"], "\(saved.output)")
+        try s.enroll("left-thumb")
+        try s.satisfyPasscodeRules()
+        let gone = try app.inTerminal(["rightstore-load", "bound"])
+        #expect(gone.lines("right") == ["right error -10"], "\(gone.output)")
+        #expect(!gone.output.contains("Place your finger"), "\(gone.output)")
+        let items = try Keychain(root: s.stateDir, tcti: nil).items(for: try UserName(s.user))
+        #expect(!items.contains { $0.accessGroup == RightStore.accessGroup })
+      }
+    }
+  }
+}
