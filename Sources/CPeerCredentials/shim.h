@@ -1,17 +1,27 @@
 // CPeerCredentials: the kernel's word on who sent a message on a Unix socket (SO_PASSCRED, SCM_CREDENTIALS).
 //
 // localauth-helper serves an app's session on a socket the app made; every message it reads must come from that
-// app's process, not from another process the descriptor was passed to. struct ucred and SCM_CREDENTIALS are
-// declared by glibc's <sys/socket.h> under _GNU_SOURCE only, so this header defines it before that include and
-// keeps the rest of the C library's view (CSyscalls) as it was. The declarations are glibc's own.
+// app's process, not from another process the descriptor was passed to. glibc declares struct ucred and
+// SCM_CREDENTIALS under _GNU_SOURCE only, and defining it here would give this module another view of the C
+// library's types than CSyscalls' (fd_set gains `fds_bits`), which the compiler refuses when one Swift file imports
+// both. So, as CSyscalls does for getresuid, the two are declared here as the kernel defines them (struct ucred
+// in include/linux/socket.h, SCM_CREDENTIALS 0x02), unchanged since Linux 2.2.
 #ifndef CPEERCREDENTIALS_SHIM_H
 #define CPEERCREDENTIALS_SHIM_H
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE 1
-#endif
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <unistd.h>
+
+/// SCM_CREDENTIALS: the control message carrying a struct ucred.
+#define CPEER_SCM_CREDENTIALS 2
+
+/// struct ucred as the kernel fills it.
+struct cpeer_ucred {
+  pid_t pid;
+  uid_t uid;
+  gid_t gid;
+};
+_Static_assert(sizeof(struct cpeer_ucred) == 12, "struct ucred is three 32-bit ids");
 
 /// Asks the kernel to attach the sender's credentials to every message `fd` receives from now on.
 static inline int cpeer_pass_credentials(int fd) {
@@ -32,7 +42,7 @@ static inline int cpeer_passes_credentials(int fd) {
 static inline ssize_t cpeer_receive(int fd, void *buffer, size_t length, int flags, pid_t *pid, long long *uid) {
   union {
     struct cmsghdr align;
-    char bytes[CMSG_SPACE(sizeof(struct ucred)) + CMSG_SPACE(16 * sizeof(int))];
+    char bytes[CMSG_SPACE(sizeof(struct cpeer_ucred)) + CMSG_SPACE(16 * sizeof(int))];
   } control;
   struct iovec vector = {.iov_base = buffer, .iov_len = length};
   struct msghdr message = {0};
@@ -46,8 +56,8 @@ static inline ssize_t cpeer_receive(int fd, void *buffer, size_t length, int fla
   if (got < 0) return got;
   for (struct cmsghdr *header = CMSG_FIRSTHDR(&message); header != NULL; header = CMSG_NXTHDR(&message, header)) {
     if (header->cmsg_level != SOL_SOCKET) continue;
-    if (header->cmsg_type == SCM_CREDENTIALS && header->cmsg_len >= CMSG_LEN(sizeof(struct ucred))) {
-      struct ucred credentials;
+    if (header->cmsg_type == CPEER_SCM_CREDENTIALS && header->cmsg_len >= CMSG_LEN(sizeof(struct cpeer_ucred))) {
+      struct cpeer_ucred credentials;
       __builtin_memcpy(&credentials, CMSG_DATA(header), sizeof credentials);
       *pid = credentials.pid;
       *uid = credentials.uid;
