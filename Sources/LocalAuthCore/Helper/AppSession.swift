@@ -55,7 +55,14 @@ public final class AppSession {
     while true {
       let message: HelperMessage
       do { message = try channel.receive(within: Self.idleBound) } catch {
-        if error != .closed { log.log(.notice, "localauth-helper ended the session of app \(application) (pid \(callerPID)): \(error).") }
+        // A message the protocol refuses (a field it does not define, a frame over its maximum, bytes from
+        // another process) is answered as one out of turn is: one protocol fault, then the end.
+        if case .malformed = error {
+          log.log(.error, "localauth-helper ended the session of app \(application) (pid \(callerPID)): \(error).")
+          try? channel.send(.reply(.fault(.protocolViolation)))
+        } else if error != .closed {
+          log.log(.notice, "localauth-helper ended the session of app \(application) (pid \(callerPID)): \(error).")
+        }
         break
       }
       guard getppid() == callerPID else { break }
