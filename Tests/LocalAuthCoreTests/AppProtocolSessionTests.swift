@@ -209,6 +209,57 @@ struct AppProtocolSessionTests {
     }
   }
 
+  @Test("at a secret prompt, a malformed or out-of-turn message ends the session: what follows it is never served")
+  func wireRefusalsAtThePrompt() throws {
+    let next = HelperMessage.call(Self.canEvaluate(.deviceOwnerAuthentication)).encode()
+    let cases: [(bytes: [UInt8], why: String)] = [
+      // The header is refused: the payload behind it would be read as frames of their own, out of step.
+      ([0x7f, 0x00, 0x03] + Array("abc".utf8), "an unknown tag"),
+      ([0x02, 0xff, 0xff], "an answer of 65535 bytes"),
+      (next, "a call instead of the answer"),
+      (HelperMessage.appHello.encode(), "a second app hello"),
+    ]
+    for (bytes, why) in cases {
+      let world = try TestWorld(sensorPresent: false)
+      try world.setPasscode()
+      let run = try AppSessionRun(world: world)
+      defer { run.finish() }
+      try run.app.send(.call(Self.evaluate(.deviceOwnerAuthentication)))
+      #expect(try run.app.receive(within: 10) == .secret("Enter Passcode: "), "\(why)")
+      try run.sendRaw(bytes + next)
+      #expect(run.drain() == [.reply(.fault(.protocolViolation))], "\(why): one fault, and the call after it not served")
+      #expect(run.ended(within: 5), "\(why)")
+      #expect(try world.record().passcodeFailures == 0, "\(why)")
+    }
+  }
+
+  @Test("another process that answers the app's secret prompt ends the session; the app's next call is not served")
+  func anotherProcessAtThePrompt() throws {
+    let python = "/usr/bin/python3"
+    guard FileManager.default.isExecutableFile(atPath: python) else { return }
+    // A frame of a header only (an empty cancel): read whole as the answer's header, from the other process.
+    for bytes: [[UInt8]] in [[[0x03, 0x00, 0x00]], [HelperMessage.answer(Array("1234".utf8)).encode()]] {
+      let world = try TestWorld(sensorPresent: false)
+      try world.setPasscode()
+      let run = try AppSessionRun(world: world)
+      defer { run.finish() }
+      try run.app.send(.call(Self.evaluate(.deviceOwnerAuthentication)))
+      #expect(try run.app.receive(within: 10) == .secret("Enter Passcode: "))
+      let child = Process()
+      child.executableURL = URL(fileURLWithPath: python)
+      child.arguments = ["-c", "import os, sys; os.write(0, bytes.fromhex(sys.argv[1]))",
+        bytes[0].map { String(format: "%02x", $0) }.joined()]
+      child.standardInput = FileHandle(fileDescriptor: run.app.fd, closeOnDealloc: false)
+      try child.run()
+      child.waitUntilExit()
+      try? run.app.send(.call(Self.canEvaluate(.deviceOwnerAuthentication)))
+      #expect(run.drain() == [.reply(.fault(.protocolViolation))], "\(bytes[0])")
+      #expect(run.ended(within: 5))
+      let record = try world.record()
+      #expect(record.passcodeFailures == 0 && record.lastPasscodeSuccess == nil, "\(bytes[0])")
+    }
+  }
+
   @Test("a truncated frame or an app that hangs up ends the session without a reply")
   func truncated() throws {
     for bytes: [UInt8] in [[0x05, 0x00, 0x10, 2, 1, 0], [0x05, 0x00], [0x05], []] {
