@@ -142,7 +142,7 @@ extension RealPAM {
       }
     }
 
-    @Test("a socket used by another process (a forked child, a process it was passed to): refused, the session ends")
+    @Test("a socket used by another process (a forked child, a process it was passed to, one answering the prompt): refused, the session ends")
     func stolenSocket() throws {
       try withSandbox { s in
         let driver = try prepare(s, Setups.passcodeOnly)
@@ -159,6 +159,20 @@ extension RealPAM {
           #expect(session.ended && session.exit == 0 && session.silent && !session.timedOut, "\(how): \(run.run.stdout)")
           let lines = Self.lines(log, containing: "the other side sent bytes from another process (pid \(child)).")
           #expect(lines.count == 1, "\(how): \(log.messages())")
+        }
+        // Another process answers the app's secret prompt, even with the right passcode: the session ends there,
+        // and the app's next call is not served.
+        let answer = AppDriver.hex(HelperMessage.answer(Array("1234".utf8)).encode())
+        for bytes in [answer, "030000"] {
+          let run = try driver.run(
+            ["hello", Self.evaluate(.deviceOwnerAuthentication), "secret", "fork:" + bytes,
+             Self.canEvaluate(.deviceOwnerAuthentication), "ended:10"], devLog: log)
+          let session = run.only
+          #expect(session.secrets == ["Enter Passcode: "], "\(bytes): \(run.run.stdout)")
+          #expect(session.replies == [.fault(.protocolViolation)], "\(bytes): \(run.run.stdout)")
+          #expect(session.ended && session.exit == 0 && !session.timedOut, "\(bytes): \(run.run.stdout)")
+          let child = run.children.first ?? "?"
+          #expect(Self.lines(log, containing: "bytes from another process (pid \(child)).").count == 1, "\(bytes)")
         }
         // The first message from another process: the helper answers it as a broken module caller, exit 1.
         let early = try driver.run(["fork:" + AppDriver.hex(HelperMessage.appHello.encode()), "ended:10"], devLog: log)

@@ -10,7 +10,8 @@ import Glibc
 /// environment), then does what each step says instead of following the protocol.
 ///
 /// A leading `nocred` leaves SO_PASSCRED unset. Steps: `hello` (the app hello), `send:HEX` (any bytes), `pad:N`
-/// (N bytes "A", past what an argument may hold), `reply` (read until a reply or a module result, or the end), `answer:TEXT` (read until a secret prompt and
+/// (N bytes "A", past what an argument may hold), `reply` (read until a reply or a module result, or the end),
+/// `secret` (read until a secret prompt, unanswered), `answer:TEXT` (read until a secret prompt and
 /// answer it; stops at a reply), `shut` (close our sending side), `fork:HEX` (a forked child writes the bytes on
 /// the inherited socket), `pass:HEX` (the socket is passed with SCM_RIGHTS to another Python process, which
 /// writes the bytes), `ended:S` (read until the helper closes the socket by itself, at most S seconds). Then it
@@ -121,6 +122,7 @@ struct AppDriver {
             elif kind == "send": h.send(bytes.fromhex(arg))
             elif kind == "pad": h.send(b"A" * int(arg))
             elif kind == "reply": h.read_until((0x1e, 0x1f))
+            elif kind == "secret": h.read_until((0x14, 0x1e, 0x1f))
             elif kind == "answer":
                 m = h.read_until((0x14, 0x1e, 0x1f))
                 if m is not None and m[0] == 0x14: h.send(frame(0x02, arg.encode()))
