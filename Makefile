@@ -220,7 +220,7 @@ check-cycles: module tools
 # ---- Reliability: fuzzing, sanitizers, valgrind ----------------------------------------------------
 # Figures are printed as lines starting with "RELIABILITY:" (the Swift tests print theirs the same way).
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := options state helper
+FUZZ_TARGETS := options state helper app
 FUZZ_BIN     := .build-fuzz/release/localauth-fuzz
 FUZZ_SEEDS   := Tests/ReliabilityTests/Fixtures/fuzz-seeds
 REL_FIXTURES := Tests/ReliabilityTests/Fixtures

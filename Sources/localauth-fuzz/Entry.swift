@@ -5,7 +5,7 @@ import Glibc
 // Two builds of one target. The normal build is a small test helper with hidden subcommands (writer,
 // passcode, replay, mutate) that ReliabilityTests drive. The fuzzing build (`make fuzz`) compiles with
 // `-D LOCALAUTH_LIBFUZZER -sanitize=fuzzer,address`: libFuzzer brings main() and calls
-// LLVMFuzzerTestOneInput; LOCALAUTH_FUZZ_TARGET (options or state) picks the target. There is no
+// LLVMFuzzerTestOneInput; LOCALAUTH_FUZZ_TARGET (options, state, helper or app) picks the target. There is no
 // main.swift, so SwiftPM builds this target as a library-style module and only @main below makes a main().
 // SwiftPM links executables with `--defsym main=localauth_fuzz_main`, so in the fuzzing build that symbol
 // hands over to libFuzzer's driver (LLVMFuzzerRunDriver, a plain C function of libclang_rt.fuzzer).

@@ -11,6 +11,8 @@ enum FuzzTarget: String, CaseIterable {
   case state
   /// localauth-helper's protocol: frames, then a whole caller stream played to the helper's service.
   case helper
+  /// An app's session in localauth-helper: the calls after an app hello, on a socket that passes credentials.
+  case app
 
   /// The target named by LOCALAUTH_FUZZ_TARGET (default: options).
   static let selected: FuzzTarget = {
@@ -24,6 +26,7 @@ enum FuzzTarget: String, CaseIterable {
     case .options: Self.fuzzOptions(bytes)
     case .state: Self.fuzzState(bytes)
     case .helper: HelperFuzz.run(bytes)
+    case .app: AppFuzz.run(bytes)
     }
   }
 

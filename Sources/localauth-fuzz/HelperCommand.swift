@@ -10,8 +10,9 @@ enum HelperCommand {
     usage: localauth-fuzz writer STATE_DIR USER N        (N updates, 0 = until killed; prints each committed value)
            localauth-fuzz passcode STATE_DIR USER PASSCODE NOW HOLD_MS
                                                         (waits for EOF on stdin, then one deviceOwnerAuthentication)
-           localauth-fuzz replay options|state FILE...  (runs fuzz inputs without libFuzzer)
-           localauth-fuzz mutate options|state COUNT SEED (random inputs through a target; prints the count)
+           localauth-fuzz replay TARGET FILE...          (runs fuzz inputs without libFuzzer)
+           localauth-fuzz mutate TARGET COUNT SEED       (random inputs through a target; prints the count)
+    TARGET: options, state, helper or app
     """
 
   /// Runs a subcommand; returns the exit status.

@@ -40,6 +40,23 @@ enum RandomInputs {
         hello.encode() + HelperMessage.cancel(again: true).encode(),
         HelperMessage.hello(HelperHello(user: "bob", service: "su", tty: "", remoteHost: "h")).encode(),
       ]
+    case .app:
+      var evaluate = AppFields()
+      evaluate.set(AppCall.Key.policy, byte: 2)
+      evaluate.set(AppCall.Key.reason, text: "unlock")
+      var read = AppFields()
+      read.set(AppCall.Key.service, text: "notes")
+      read.set(AppCall.Key.returnData, flag: true)
+      var feature = AppFields()
+      feature.set(AppCall.Key.feature, text: "sudo")
+      feature.set(AppCall.Key.enable, byte: 0)
+      let answer = HelperMessage.answer(Array("1234".utf8)).encode()
+      return [
+        HelperMessage.call(AppCall(.evaluate, evaluate)).encode() + answer
+          + HelperMessage.call(AppCall(.feature, feature)).encode(),
+        HelperMessage.call(AppCall(.keychainCopy, read)).encode() + HelperMessage.call(AppCall(.domainState)).encode(),
+        HelperMessage.call(AppCall(.evaluate, evaluate)).encode() + HelperMessage.cancel(again: true).encode(),
+      ]
     }
   }
 

@@ -128,7 +128,7 @@ struct HostileInputTests {
   @Test func theFuzzTargetsSurviveRandomInputsWithoutLibFuzzer() throws {
     // The same targets `make fuzz` runs under libFuzzer, driven by a seeded random mutator in the normal build.
     var lines: [String] = []
-    for (target, count) in [("options", 20_000), ("state", 50_000)] {
+    for (target, count) in [("options", 20_000), ("state", 50_000), ("app", 5_000)] {
       let began = monotonicSeconds()
       let child = ChildProcess.start(helperPath(), ["mutate", target, String(count), "2026"])
       let output = child.readRest()

@@ -27,6 +27,8 @@ public final class AppSession {
   var authorization = KeychainAuthorization()
   /// Set when the app hung up during a wait.
   let hangUp = CancellationFlag()
+  /// The prompter the session's evaluations talk through; it keeps a refused answer (`violation`).
+  let prompter: ChannelPrompter
 
   /// A session for `user` (the helper's real uid) served on `channel`; `build` makes the live dependencies.
   public init(
@@ -39,7 +41,8 @@ public final class AppSession {
     self.options = options
     self.log = log
     self.system = system
-    var dependencies = build(options, ChannelPrompter(channel: channel), log)
+    prompter = ChannelPrompter(channel: channel)
+    var dependencies = build(options, prompter, log)
     dependencies.sensor = HangUpSensor(dependencies.sensor, channel: channel, flag: hangUp, clock: dependencies.clock)
     self.dependencies = dependencies
     application = AppSession.executableName(callerPID)
@@ -55,7 +58,14 @@ public final class AppSession {
     while true {
       let message: HelperMessage
       do { message = try channel.receive(within: Self.idleBound) } catch {
-        if error != .closed { log.log(.notice, "localauth-helper ended the session of app \(application) (pid \(callerPID)): \(error).") }
+        // A message the protocol refuses (a field it does not define, a frame over its maximum, bytes from
+        // another process) is answered as one out of turn is: one protocol fault, then the end.
+        if case .malformed = error {
+          log.log(.error, "localauth-helper ended the session of app \(application) (pid \(callerPID)): \(error).")
+          try? channel.send(.reply(.fault(.protocolViolation)))
+        } else if error != .closed {
+          log.log(.notice, "localauth-helper ended the session of app \(application) (pid \(callerPID)): \(error).")
+        }
         break
       }
       guard getppid() == callerPID else { break }
@@ -70,6 +80,12 @@ public final class AppSession {
         reply = Self.reply(for: error)
       }
       if hangUp.isCancelled { break }
+      // An answer the protocol refused leaves the stream out of step: nothing after it is read.
+      if let violation = prompter.violation {
+        log.log(.error, "localauth-helper ended the session of app \(application) (pid \(callerPID)): \(violation).")
+        try? channel.send(.reply(.fault(.protocolViolation)))
+        break
+      }
       do { try channel.send(.reply(reply)) } catch { break }
     }
     authorization.wipe()

@@ -115,8 +115,15 @@ public struct HelperService {
 }
 
 /// The helper's prompter: every line and prompt goes to the caller, which shows it through its conversation.
+///
+/// A secret prompt whose answer breaks the protocol ends the evaluation as a lost conversation, and is kept in
+/// `violation`: a refused header leaves the stream out of step (its payload would be read as frames of its own),
+/// so an app's session, which would otherwise read on, ends there (`AppSession.run`).
 final class ChannelPrompter: AuthPrompter {
   let channel: HelperChannel
+  /// Why the answer to a secret prompt was refused (a malformed message, bytes from another process, a message out
+  /// of turn), or nil.
+  private(set) var violation: HelperProtocolError?
 
   init(channel: HelperChannel) { self.channel = channel }
 
@@ -127,11 +134,16 @@ final class ChannelPrompter: AuthPrompter {
   func secret(_ prompt: String) throws(LocalAuthError) -> SecretBytes {
     try send(.secret(prompt))
     let reply: HelperMessage
-    do { reply = try channel.receive(within: HelperService.answerBound) } catch { throw .prompt(.conversationFailed) }
+    do { reply = try channel.receive(within: HelperService.answerBound) } catch {
+      if case .malformed = error { violation = error }
+      throw .prompt(.conversationFailed)
+    }
     switch reply {
     case .answer(let bytes): return SecretBytes(bytes)
     case .cancel(let again): throw .prompt(again ? .conversationAgain : .conversationFailed)
-    default: throw .prompt(.conversationFailed)
+    default:
+      violation = .malformed("a message out of turn at a secret prompt")
+      throw .prompt(.conversationFailed)
     }
   }
 
