@@ -162,10 +162,7 @@ struct AppProtocolSessionTests {
     noReason.set(Key.policy, byte: 2)
     let answer = try run.call(AppCall(.evaluate, noReason), answers: ["9999"])
     #expect(answer.secrets.isEmpty)
-    guard case .fault = answer.reply else {
-      Issue.record("not a fault: \(String(describing: answer.reply))")
-      return
-    }
+    #expect(answer.reply == .fault(.protocolViolation), "the caller's mistake, not a damaged state")
     #expect(try world.record().passcodeFailures == 0)
   }
 

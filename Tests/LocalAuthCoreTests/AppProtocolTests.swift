@@ -64,6 +64,13 @@ struct AppProtocolTests {
       call(.endReuseWindow, []),
       call(.feature, [(Key.feature, text("sudo"))]),
       call(.feature, [(Key.feature, text("sudo")), (Key.enable, [0])]),
+      call(.rightSave, [(Key.identifier, text("vault")), (Key.requirement, [1]), (Key.secret, text("s3cret"))]),
+      call(.rightFetch, [(Key.identifier, text("vault"))]),
+      call(.rightRemove, [(Key.identifier, text("vault"))]),
+      call(.rightRemoveAll, []),
+      call(.rightSecret, [(Key.identifier, text("vault"))]),
+      call(.rightSign, [(Key.identifier, text("vault")), (Key.algorithm, [1]), (Key.data, text("message"))]),
+      call(.rightExchange, [(Key.identifier, text("vault")), (Key.peerKey, [4] + [UInt8](repeating: 7, count: 64))]),
     ]
   }()
 
@@ -151,7 +158,7 @@ struct AppProtocolTests {
     return [
       ([], "an empty call"),
       ([0], "operation 0"),
-      ([11], "operation 11, past the last"),
+      ([UInt8(AppCall.Operation.allCases.count + 1)], "the operation past the last"),
       ([0xff], "operation 255"),
       (rawCall(2, [(Key.policy, [2]), (99, [])]), "an evaluate with key 99"),
       (rawCall(2, [(Key.policy, [2]), (Key.service, Array("notes".utf8))]), "an evaluate with a keychain field"),

@@ -95,7 +95,8 @@ public final class AppSession {
   static func reply(for error: LocalAuthError) -> AppReply {
     switch error {
     case .keychain(let keychain): return .keychain(keychain)
-    case .helper(.broken(.malformed)): return .fault(.protocolViolation)
+    // A call the library never sends (no reason, a malformed field) is the caller's mistake, not the state's.
+    case .helper(.broken(.malformed)), .usage: return .fault(.protocolViolation)
     default: return .fault(HelperFault(error))
     }
   }
