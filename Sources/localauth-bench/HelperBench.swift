@@ -19,8 +19,9 @@ struct HelperBench {
   let pamtester: String
   let counts: BenchCounts
 
-  /// A folder the user can reach: the setuid helper, the /etc/security copy, the services and the secret.
-  var folder: String { paths.build + "/bench-helper" }
+  /// A folder the user can reach, whatever the build folder's mode (`make test` makes it root's alone): the setuid
+  /// helper, copies of the module and of this benchmark, the /etc/security copy, the services and the secret.
+  let folder = "/tmp/localauth-bench-helper"
 
   func run(into report: inout Report) throws {
     let helperBuilt = paths.build + "/localauth-helper"
@@ -34,7 +35,11 @@ struct HelperBench {
       guard mkdir(path, mode) == 0 else { throw SetupError("Cannot create \(path).") }
     }
     let helper = folder + "/localauth-helper"
+    let module = folder + "/pam_localauth.so"
+    let bench = folder + "/localauth-bench"
     guard Spawn.setup(["/usr/bin/install", "-o", "root", "-g", "root", "-m", "4755", helperBuilt, helper]),
+      Spawn.setup(["/usr/bin/install", "-m", "0644", paths.module, module]),
+      Spawn.setup(["/usr/bin/install", "-m", "0755", paths.build + "/localauth-bench", bench]),
       Spawn.setup(["/bin/cp", "-a", "/etc/security", folder + "/etc-security"])
     else { throw SetupError("Cannot install the helper or copy /etc/security under \(folder).") }
     try writeFile(folder + "/etc-security/localauth.conf", "state_dir=\(folder)/state\nsensor=none\n", mode: 0o644)
@@ -47,7 +52,7 @@ struct HelperBench {
     try writeFile(folder + "/pam.d/other", "auth required \(paths.securityDir)/pam_deny.so\n", mode: 0o644)
     try writeFile(
       folder + "/pam.d/wh-helper",
-      "auth required \(paths.module) conf=\(folder)/empty.conf helper=\(helper)\naccount required \(paths.securityDir)/pam_permit.so\n",
+      "auth required \(module) conf=\(folder)/empty.conf helper=\(helper)\naccount required \(paths.securityDir)/pam_permit.so\n",
       mode: 0o644)
     try writeFile(
       folder + "/pam.d/wh-unix",
@@ -57,7 +62,7 @@ struct HelperBench {
     let loop = [
       unshare, "--mount", "--propagation", "private", "/bin/sh", "-c", script, folder + "/etc-security", String(user.uid),
       setpriv, "--reuid", String(user.uid), "--regid", String(user.gid), "--clear-groups",
-      paths.build + "/localauth-bench", "--unprivileged-loop", String(counts.passcodePairs), "2", secret, pamtester, user.name,
+      bench, "--unprivileged-loop", String(counts.passcodePairs), "2", secret, pamtester, user.name,
       "wh-helper", "wh-unix",
     ]
     let environment = Spawn.baseEnvironment + [

@@ -29,7 +29,7 @@ enum Bench {
     let buildDir = option("--build") ?? "build"
     let jsonPath = option("--json") ?? buildDir + "/bench.json"
     let docPath = option("--doc")
-    let only = Set((option("--only") ?? "1,2,3,4,5,6,7,8").split(separator: ",").map(String.init))
+    let only = Set((option("--only") ?? "1,2,3,4,5,6,7,8,9,10").split(separator: ",").map(String.init))
     let counts = quick ? BenchCounts.quick : BenchCounts.full
 
     var report = Report(quick: quick)
