@@ -82,15 +82,7 @@ enum AppFuzz {
     let done = DispatchSemaphore(value: 0)
     // The stream is written whole, then our side is shut: the session sees an end instead of waiting.
     Thread.detachNewThread {
-      stream.withUnsafeBytes { buffer in
-        var sent = 0
-        while sent < buffer.count {
-          let n = send(fds[1], buffer.baseAddress! + sent, buffer.count - sent, Int32(MSG_NOSIGNAL))
-          if n <= 0 { break }
-          sent += n
-        }
-      }
-      shutdown(fds[1], Int32(SHUT_WR))
+      FuzzStream.writeAll(stream, to: fds[1])
       var chunk = [UInt8](repeating: 0, count: 4096)
       while true {
         let n = recv(fds[1], &chunk, chunk.count, 0)

@@ -58,15 +58,7 @@ enum HelperFuzz {
     let fds = pair
     // The stream is written whole, then our side is shut: the service sees an end instead of waiting.
     let writer = Thread {
-      bytes.withUnsafeBytes { buffer in
-        var sent = 0
-        while sent < buffer.count {
-          let n = send(fds[1], buffer.baseAddress! + sent, buffer.count - sent, Int32(MSG_NOSIGNAL))
-          if n <= 0 { break }
-          sent += n
-        }
-      }
-      shutdown(fds[1], Int32(SHUT_WR))
+      FuzzStream.writeAll(bytes, to: fds[1])
       var sink = [UInt8](repeating: 0, count: 4096)
       while recv(fds[1], &sink, sink.count, 0) > 0 {}
     }
