@@ -43,14 +43,7 @@ extension RealPAM {
           run = try? app.inTerminal(["evaluate", "biometrics", "unlock the vault"])
           done.signal()
         }
-        var listed: [[String: Any]] = []
-        let deadline = Date().addingTimeInterval(15)
-        while listed.isEmpty && Date() < deadline {
-          let out = try s.ctl("prompts", s.user, "--json").stdout
-          listed = (try? JSONSerialization.jsonObject(with: Data(out.utf8)) as? [[String: Any]]) ?? []
-          if listed.isEmpty { usleep(50_000) }
-        }
-        let prompt = try #require(listed.first, "no prompt was announced")
+        let prompt = try #require(try s.announcedPrompt(), "no prompt was announced")
         #expect(prompt["service"] as? String == "la-app")
         #expect((prompt["tty"] as? String)?.hasPrefix("/dev/pts/") == true, "\(prompt)")
         #expect(prompt["requesterUid"] as? Int == Int(s.uid))

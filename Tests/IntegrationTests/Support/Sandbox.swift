@@ -117,6 +117,17 @@ final class Sandbox {
     return try body()
   }
 
+  /// The first prompt `localauthctl prompts USER --json` lists within `seconds` (polled), or nil.
+  func announcedPrompt(within seconds: Double = 15) throws -> [String: Any]? {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+      let out = try ctl("prompts", user, "--json").stdout
+      if let first = (try? JSONSerialization.jsonObject(with: Data(out.utf8)) as? [[String: Any]])?.first { return first }
+      usleep(50_000)
+    }
+    return nil
+  }
+
   /// Changes the user's record directly, as the module would find it (a test pre-seeds state this way).
   func seed(_ body: (inout UserRecord) -> Void) throws {
     try FileStateStore(root: stateDir).update(try UserName(user)) { record in body(&record) }
