@@ -51,7 +51,7 @@ TEST_PACKAGES  := pamtester libpam-wrapper openssh-server openssh-client python3
                   swtpm libtss2-esys-3.0.2-0 libtss2-mu0 libtss2-tctildr0 libtss2-tcti-swtpm0 libtss2-tcti-device0 \
                   gnome-keyring libpam-gnome-keyring libsecret-tools debhelper lintian openssl
 
-.PHONY: all deps build-prereqs module helper tools check-load app-client test figures reliability-heavy test-extra fuzz-short demo bench touch-latency install uninstall check-install deb check-deb clean
+.PHONY: all deps build-prereqs module helper tools check-load app-client test figures reliability-heavy test-extra fuzz-short demo bench touch-latency install uninstall check-install deb check-deb check-fresh-clone clean
 
 all: module helper tools
 
@@ -149,6 +149,8 @@ check-load: module helper
 # as unprivileged users; staged, they work from a clone in root's 0700 home folder or under a path with spaces.
 # `make test` also makes build/ root's alone (0700) first, as if the clone were in such a folder: a test that has
 # an unprivileged process load anything from the clone itself then fails, wherever the clone is.
+# Every target that runs $(STAGED) depends on everything the script stages (module, helper, tools); la-app is
+# staged only when built. `make check-fresh-clone` runs `make deb` and `make demo` in a fresh clone (.ci/run).
 STAGED = stage=$$(scripts/stage-artifacts.sh "$(BUILD)") || exit 1; trap 'rm -rf "$$stage"' EXIT; \
          LOCALAUTH_MODULE="$$stage/pam_localauth.so" LOCALAUTH_CTL="$$stage/localauthctl" \
          LOCALAUTH_HARNESS="$$stage/PAMHarness" LOCALAUTH_HELPER="$$stage/localauth-helper" \
@@ -312,7 +314,7 @@ pam-cycles-run:
 # through the main scenarios (scripts/demo.sh); nothing under /etc changes. Fails if any step misbehaves.
 # It runs in a terminal session of its own: in a container whose session leader is outside its pid namespace the
 # module cannot name the session, and rightly opens no reuse window (the demo shows one).
-demo: deps module tools
+demo: deps module helper tools
 	$(STAGED) setsid --wait bash scripts/demo.sh
 
 # ---- Benchmarks ------------------------------------------------------------------------------------
@@ -381,6 +383,11 @@ deb:
 # ELF file resolves its libraries in Debian's folders; /etc/pam.d/common-* as they were (scripts/check-deb.sh).
 check-deb: deb
 	scripts/check-deb.sh $(CURDIR)/libpam-localauth_$$(dpkg-parsechangelog -S Version)_amd64.deb
+
+# The README's commands as a new user runs them: `make deb` and then `make demo`, each alone, in a fresh clone of
+# HEAD in root's home folder under a path with a space (scripts/check-fresh-clone.sh). Run by .ci/run.
+check-fresh-clone:
+	scripts/check-fresh-clone.sh
 
 clean:
 	rm -rf $(BUILD) .build .build-module $(EMBEDDED_DIR)

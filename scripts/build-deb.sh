@@ -3,6 +3,8 @@
 # debhelper, debian/), from a copy of the tree in build/deb/src, so that nothing is written outside the clone and the
 # working tree stays clean. The package lands in build/deb/ with its .buildinfo and .changes, and is copied to the
 # top of the clone for `apt install ./libpam-localauth_*.deb`. Installs nothing: a missing tool stops it with a hint.
+# The Swift build folders are kept in build/deb/cache, named relative to the copy (../cache): the clone's path may
+# hold a space, which debian/rules cannot quote.
 set -eu
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -31,7 +33,7 @@ fi
 [ ! -f "$ROOT/Package.resolved" ] || cp "$ROOT/Package.resolved" "$SRC/"
 
 echo "make deb: dpkg-buildpackage -b -us -uc in build/deb/src (log: build/deb/build.log)"
-if ! (cd "$SRC" && LOCALAUTH_DEB_CACHE="$OUT/cache" dpkg-buildpackage -b -us -uc) >"$OUT/build.log" 2>&1; then
+if ! (cd "$SRC" && LOCALAUTH_DEB_CACHE=../cache dpkg-buildpackage -b -us -uc) >"$OUT/build.log" 2>&1; then
   tail -40 "$OUT/build.log"
   die "dpkg-buildpackage failed (log: build/deb/build.log)"
 fi

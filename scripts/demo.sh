@@ -252,9 +252,9 @@ step "After the enrollment change deviceOwnerAuthentication asks for the passcod
 pam localauth-demo authenticate "$PASSCODE"
 expect PAM_SUCCESS "+enrolled identities changed" "+$PASSCODE_PROMPT" "-$FINGER_PROMPT"
 
-step "Then the new finger is accepted."
+step "Then the new finger is accepted (under the service with reuse_duration=60: a match serves its own service)."
 touch_sensor left-index --quality 1
-pam localauth-demo authenticate
+pam localauth-demo-reuse authenticate
 expect PAM_SUCCESS "+$FINGER_PROMPT" "-$PASSCODE_PROMPT"
 
 step "With reuse_duration=60 a match from the last minute is reused: no finger, no passcode."
