@@ -74,7 +74,7 @@ struct KeychainIndex: Equatable {
     guard try folder.exists() else { return KeychainIndex(entries: []) }
     let ids = try folder.itemIDs()
     if let bytes = try folder.read(fileName, limit: maximumFileSize), let stored = decode(bytes),
-      stored.entries.map(\.id).sorted() == ids
+      stored.entries.map({ $0.id }).sorted() == ids
     {
       return stored
     }
