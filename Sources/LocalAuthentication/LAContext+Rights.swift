@@ -48,14 +48,14 @@ extension LAContext {
     let user = session.user
     switch request {
     case .save(let identifier, let requirement, let secret):
-      return .right(try store.save(identifier, requirement: requirement, secret: secret, for: user))
+      return .right(try store.save(identifier, requirement: requirement, secret: secret, for: user, authorization: session.authorization))
     case .fetch(let identifier):
       return .right(try store.right(identifier, for: user))
     case .remove(let identifier):
-      try store.remove(identifier, for: user)
+      try store.remove(identifier, for: user, authorization: session.authorization)
       return .done
     case .removeAll:
-      try store.removeAll(for: user)
+      try store.removeAll(for: user, authorization: session.authorization)
       return .done
     case .secret(let identifier):
       return .bytes(try store.secret(identifier, for: user, authorization: session.authorization))

@@ -79,18 +79,26 @@ open class LARightStore: @unchecked Sendable {
 
   // MARK: Removing stored rights
 
-  /// Removes a right, with its key and secret; `handler` gets nil, or `invalidContext` when it is not stored.
+  /// Removes a right, with its key and secret; `handler` gets nil, or `invalidContext` when it is not stored. An
+  /// authorized right is removed on its authorization; otherwise as `removeRight(forIdentifier:)`.
   open func removeRight(_ right: LAPersistedRight, completion handler: @escaping @Sendable ((any Error)?) -> Void) {
-    removeRight(forIdentifier: right.identifier, completion: handler)
+    run(.remove(right.identifier), LAContext.defaultConfiguration, authorized: right.authorizationContext) { _ in true } handler: {
+      _, error in handler(error)
+    }
   }
 
   /// Removes a right given an instance of it.
   public func removeRight(_ right: LAPersistedRight) async throws {
-    try await removeRight(forIdentifier: right.identifier)
+    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+      removeRight(right) { error in
+        if let error { continuation.resume(throwing: error) } else { continuation.resume() }
+      }
+    }
   }
 
   /// Removes the right stored under `identifier`, with its key and secret; `handler` gets nil, or `invalidContext`
-  /// when none is stored there.
+  /// when none is stored there. As replacing one, removing a right needs an evaluation that satisfies it: the store
+  /// asks for one (owner authentication) and fails with its error, or `notInteractive`, leaving the right as it was.
   open func removeRight(forIdentifier identifier: String, completion handler: @escaping @Sendable ((any Error)?) -> Void) {
     performRemoval(.remove(identifier), handler)
   }
@@ -104,7 +112,8 @@ open class LARightStore: @unchecked Sendable {
     }
   }
 
-  /// Removes every right of the calling user, with their keys and secrets (none stored is not an error).
+  /// Removes every right of the calling user, with their keys and secrets (none stored is not an error), after an
+  /// evaluation that satisfies every one of them; otherwise none is removed.
   open func removeAllRights(completion handler: @escaping @Sendable ((any Error)?) -> Void) {
     performRemoval(.removeAll, handler)
   }
@@ -135,8 +144,12 @@ open class LARightStore: @unchecked Sendable {
     run(request, LAContext.defaultConfiguration) { _ in true } handler: { _, error in handler(error) }
   }
 
+  /// Runs `request` on `authorized` (an authorized right's context), else on a fresh context of `configuration`.
+  /// A save over a stored right, a removal and a removal of all need what the stored rights need (issue 27,
+  /// finding 10): refused for want of it on a fresh context, the call asks for owner authentication once on that
+  /// context and is made again.
   private func run<T: Sendable>(
-    _ request: LAContext.RightRequest, _ configuration: LAContextConfiguration?,
+    _ request: LAContext.RightRequest, _ configuration: LAContextConfiguration?, authorized: LAContext? = nil,
     _ transform: @escaping @Sendable (LAContext.RightAnswer) throws -> T,
     handler: @escaping @Sendable (T?, (any Error)?) -> Void
   ) {
@@ -144,14 +157,57 @@ open class LARightStore: @unchecked Sendable {
     if case .save(_, let saved, _) = request { requirement = saved }
     let bound = requirement
     DispatchQueue.global(qos: .userInitiated).async {
-      let context = LAContext.fresh(in: configuration)
-      // The context exists for this call only: its helper session ends with it.
-      defer { context.invalidate() }
+      let fresh = authorized == nil ? LAContext.fresh(in: configuration) : nil
+      // A fresh context exists for this call only: its helper session ends with it.
+      defer { fresh?.invalidate() }
+      guard let context = authorized ?? fresh else { return }
       do {
-        handler(try transform(try context.rightCall(request)), nil)
+        let answer: LAContext.RightAnswer
+        do {
+          answer = try context.rightCall(request)
+        } catch LocalAuthError.keychain(.interactionNotAllowed) where fresh != nil && Self.changesStoredRights(request) {
+          try Self.authenticate(context, for: request)
+          answer = try context.rightCall(request)
+        }
+        handler(try transform(answer), nil)
       } catch {
         handler(nil, RightErrors.map(error, requirement: bound))
       }
     }
   }
+
+  /// True for the calls that replace or remove stored rights.
+  private static func changesStoredRights(_ request: LAContext.RightRequest) -> Bool {
+    switch request {
+    case .save, .remove, .removeAll: true
+    default: false
+    }
+  }
+
+  /// Evaluates owner authentication on `context` (biometry first, then the passcode), waiting for its answer.
+  private static func authenticate(_ context: LAContext, for request: LAContext.RightRequest) throws {
+    let reason: String
+    switch request {
+    case .save(let identifier, _, _): reason = "replace the saved right \(identifier)"
+    case .remove(let identifier): reason = "remove the saved right \(identifier)"
+    default: reason = "remove every saved right"
+    }
+    let done = DispatchSemaphore(value: 0)
+    let outcome = LockedOutcome()
+    context.evaluatePolicy(.deviceOwnerAuthentication, localizedReason: reason) { success, error in
+      outcome.set(success ? nil : (error ?? LAError(.authenticationFailed)))
+      done.signal()
+    }
+    done.wait()
+    if let error = outcome.get() { throw error }
+  }
+}
+
+/// An evaluation's error, handed from its completion to the waiting thread.
+private final class LockedOutcome: @unchecked Sendable {
+  private let lock = NSLock()
+  private var error: (any Error)?
+
+  func set(_ error: (any Error)?) { lock.withLock { self.error = error } }
+  func get() -> (any Error)? { lock.withLock { error } }
 }

@@ -16,13 +16,13 @@ struct KeychainCall {
   func flag(_ key: String) -> Bool { (attributes[key] as? Bool) ?? ((attributes[key] as? NSNumber)?.boolValue ?? false) }
   var data: Data? { attributes[kSecValueData] as? Data }
 
-  /// The item class must be a generic password; anything else is errSecParam (the only class this keychain has),
-  /// as is the access group reserved for LARightStore's persisted rights.
-  func checkClass() throws(KeychainError) {
+  /// The item class must be a generic password; anything else is errSecParam (the only class this keychain has).
+  /// A reserved access group is refused as `Keychain.refuseReserved` says (`adding` for SecItemAdd).
+  func checkClass(adding: Bool = false) throws(KeychainError) {
     guard let itemClass = string(kSecClass) else { throw .parameter("kSecClass is missing") }
     guard itemClass == kSecClassGenericPassword else { throw .parameter("only kSecClassGenericPassword items are supported") }
     if flag(kSecAttrSynchronizable) { throw .parameter("items are never synchronised off this device") }
-    try Keychain.refuseReserved(string(kSecAttrAccessGroup))
+    try Keychain.refuseReserved(string(kSecAttrAccessGroup), adding: adding)
   }
 
   var query: Keychain.Query {
@@ -64,7 +64,7 @@ private func keychainErrors<T>(_ body: () throws(KeychainError) -> T) throws(Loc
 public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
   run { () throws(LocalAuthError) in
     let call = KeychainCall(attributes)
-    try keychainErrors { () throws(KeychainError) in try call.checkClass() }
+    try keychainErrors { () throws(KeychainError) in try call.checkClass(adding: true) }
     let control = attributes[kSecAttrAccessControl] as? SecAccessControl
     if control != nil && attributes[kSecAttrAccessible] != nil {
       throw .keychain(.parameter("kSecAttrAccessible and kSecAttrAccessControl are mutually exclusive"))

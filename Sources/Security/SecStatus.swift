@@ -12,6 +12,8 @@ public let errSecUnimplemented: OSStatus = -4
 public let errSecIO: OSStatus = -36
 /// A parameter was not valid.
 public let errSecParam: OSStatus = -50
+/// Memory could not be allocated (here: the user's keychain quota is reached).
+public let errSecAllocate: OSStatus = -108
 /// The user cancelled.
 public let errSecUserCanceled: OSStatus = -128
 /// The service or what the item needs is not available.
@@ -24,6 +26,8 @@ public let errSecDuplicateItem: OSStatus = -25299
 public let errSecItemNotFound: OSStatus = -25300
 /// User interaction is not allowed.
 public let errSecInteractionNotAllowed: OSStatus = -25308
+/// The caller is not entitled to the access group it named.
+public let errSecMissingEntitlement: OSStatus = -34018
 
 /// A sentence for a status code (Apple's SecCopyErrorMessageString, as a Swift string).
 public func SecCopyErrorMessageString(_ status: OSStatus, _ reserved: UnsafeMutableRawPointer?) -> CFString? {
@@ -32,6 +36,8 @@ public func SecCopyErrorMessageString(_ status: OSStatus, _ reserved: UnsafeMuta
   case errSecUnimplemented: "Function or operation not implemented."
   case errSecIO: "I/O error."
   case errSecParam: "One or more parameters passed to a function were not valid."
+  case errSecAllocate: "Failed to allocate memory."
+  case errSecMissingEntitlement: "A required entitlement isn't present."
   case errSecUserCanceled: "User canceled the operation."
   case errSecNotAvailable: "No keychain is available."
   case errSecAuthFailed: "The user name or passphrase you entered is not correct."

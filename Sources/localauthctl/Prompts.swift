@@ -1,6 +1,10 @@
 import ArgumentParser
 import LocalAuthCore
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 extension LocalAuthCtl {
   /// Lists the biometric prompts waiting now: who asks, for whom, through which program, from where.
   struct Prompts: ParsableCommand {
@@ -9,7 +13,8 @@ extension LocalAuthCtl {
       discussion: """
         Each prompt shows its id (for `touch --prompt`), the user whose finger it asks for, the program \
         (PAM service), the terminal, the requesting process and its real user (for `su alice` typed by bob, \
-        bob), and since when it waits. Prompts whose process is gone are removed as they are found.
+        bob), and since when it waits. Prompts whose process is gone are removed as they are found. Only root \
+        can list prompts: the runtime folder where they wait is root's alone.
         """)
 
     @OptionGroup var common: CommonOptions
@@ -20,6 +25,11 @@ extension LocalAuthCtl {
 
     func run() throws {
       try reporting {
+        // The runtime folder is root's alone: another user would see an empty folder and be told, wrongly, that
+        // no prompt waits.
+        guard geteuid() == 0 else {
+          throw CommandFailure("Only root can list the waiting prompts: run prompts as root (effective uid is \(geteuid())).")
+        }
         let context = try common.context()
         let waiting = try context.sensorAdmin.waitingPrompts(for: try user.map(userName))
         if json {

@@ -43,6 +43,8 @@ extension RealPAM {
         let loaded = try app.inTerminal(["rightstore-load", "token"])
         #expect(loaded.lines("right") == ["right fetched", "right authorized"], "\(loaded.output)")
         #expect(loaded.lines("data") == ["data s3cret-token"], "\(loaded.output)")
+        // Removing needs an evaluation satisfying the right (issue 27, finding 10): a touch.
+        try s.touch()
         #expect(try app.inTerminal(["rightstore-remove", "token"]).lines("right") == ["right removed"])
         let gone = try app.inTerminal(["rightstore-load", "token"])
         #expect(gone.lines("right") == ["right error -10"], "\(gone.output)")
@@ -100,6 +102,59 @@ extension RealPAM {
         #expect(!gone.output.contains("Place your finger"), "\(gone.output)")
         let items = try Keychain(root: s.stateDir, tcti: nil).items(for: try UserName(s.user))
         #expect(!items.contains { $0.accessGroup == RightStore.accessGroup })
+      }
+    }
+
+    /// Issue 27, finding 10: through the helper, replacing a right (rightSave over its identifier) or removing it
+    /// without an evaluation satisfying it fails and leaves it as it was; with a touch it works.
+    @Test("replacing or removing a right without a touch fails and changes nothing; with a touch it works")
+    func replaceAndRemoveNeedATouch() throws {
+      try withApp { s, app in
+        let saved = try app.inTerminal(["rightstore-save", "vault", "old-secret", "biometry"])
+        #expect(saved.lines("right") == ["right saved"], "\(saved.output)")
+        let key = saved.lines("public")
+        let keychain = Keychain(root: s.stateDir, tcti: nil)
+        let before = try keychain.items(for: try UserName(s.user)).filter { $0.accessGroup == RightStore.accessGroup }.map(\.id).sorted()
+        // No touch: the store's evaluation times out (biometry only: the passcode does not satisfy it either).
+        let replaced = try app.inTerminal(["rightstore-save", "vault", "attacker", "userPresence"])
+        #expect(replaced.lines("right").first?.hasPrefix("right error") == true, "\(replaced.output)")
+        let removed = try app.inTerminal(["rightstore-remove", "vault"])
+        #expect(removed.lines("right").first?.hasPrefix("right error") == true, "\(removed.output)")
+        let after = try keychain.items(for: try UserName(s.user)).filter { $0.accessGroup == RightStore.accessGroup }.map(\.id).sorted()
+        #expect(after == before, "the right's items are untouched")
+        try s.touch()
+        let loaded = try app.inTerminal(["rightstore-load", "vault"])
+        #expect(loaded.lines("data") == ["data old-secret"], "\(loaded.output)")
+        try s.touch()
+        let again = try app.inTerminal(["rightstore-save", "vault", "new-secret", "biometry"])
+        #expect(again.lines("right") == ["right saved"] && again.lines("public") != key, "\(again.output)")
+        try s.touch()
+        #expect(try app.inTerminal(["rightstore-remove", "vault"]).lines("right") == ["right removed"])
+        #expect(try keychain.items(for: try UserName(s.user)).filter { $0.accessGroup == RightStore.accessGroup }.isEmpty)
+      }
+    }
+
+    /// Issue 27, finding 9: the login secret is in the module's reserved group; an app run by the user cannot read,
+    /// overwrite, delete or plant it, and the module still releases what it captured.
+    @Test("an app's read, update and delete of the login secret are errSecItemNotFound, an add into its group -34018")
+    func loginSecretIsOutOfReach() throws {
+      try withApp { s, app in
+        let user = try UserName(s.user)
+        let keychain = Keychain(root: s.stateDir, tcti: nil)
+        let secret = LoginSecret(keychain: keychain, flags: .userPresence, hasher: PasscodeHasher(cost: 1))
+        try secret.capture(SecretBytes("unix-password"), for: user, record: try FileStateStore(root: s.stateDir).load(user))
+        let group = KeychainOptions.moduleAccessGroup
+        #expect(try app.inTerminal(["read", "pam_localauth", "login"]).lines("status") == ["status -25300"])
+        #expect(try app.inTerminal(["read", "pam_localauth", "login", group]).lines("status") == ["status -25300"])
+        #expect(try app.inTerminal(["update", "pam_localauth", "login", "attacker"]).lines("status") == ["status -25300"])
+        #expect(try app.inTerminal(["delete", "pam_localauth", "login"]).lines("status") == ["status -25300"])
+        #expect(try app.inTerminal(["add", "pam_localauth", "login", "attacker", "none", group]).lines("status") == ["status -34018"])
+        let stored = try keychain.items(for: user)
+        #expect(stored.count == 1 && stored.first?.accessGroup == group)
+        let released = try secret.release(
+          for: user, authorization: KeychainAuthorization(biometry: true, domainState: nil, passcode: nil),
+          currentDomainState: nil, unlockedThisBoot: true)
+        #expect(released.map { String(decoding: $0.bytes, as: UTF8.self) } == "unix-password")
       }
     }
   }

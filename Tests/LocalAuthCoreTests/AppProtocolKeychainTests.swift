@@ -139,3 +139,40 @@ extension AppProtocolSessionTests {
     #expect(try run.call(AppCall(.setApplicationPassword, password)).reply == .done(AppFields()))
   }
 }
+
+/// Issue 27, finding 11: an app's setApplicationPassword + keychainCopy pairs are guesses, counted and delayed on
+/// rule 5's schedule per user; the clock is advanced, never slept.
+extension AppProtocolSessionTests {
+  static func setPassword(_ password: String) -> AppCall {
+    var fields = AppFields()
+    fields.set(Key.password, Array(password.utf8))
+    return AppCall(.setApplicationPassword, fields)
+  }
+
+  @Test("five wrong application passwords through the helper: the sixth guess waits a minute, even the right one")
+  func applicationPasswordGuessesAreDelayed() throws {
+    let (folder, keychain, world) = try Self.keychainFolder()
+    defer { folder.remove() }
+    try world.prime()
+    let run = try AppSessionRun(world: world, keychain: keychain)
+    defer { run.finish() }
+    #expect(try run.call(Self.setPassword("app-pass")).reply == .done(AppFields()))
+    var add = AppFields()
+    add.set(Key.service, text: "notes")
+    add.set(Key.accessFlags, AppItem.bigEndian(UInt64(KeychainAccessFlags.applicationPassword.rawValue)))
+    add.set(Key.data, Array("s3cret".utf8))
+    #expect(try run.call(AppCall(.keychainAdd, add)).reply == .done(AppFields()))
+    func guess(_ password: String) throws -> AppReply? {
+      _ = try run.call(Self.setPassword(password))
+      return try run.call(Self.read(interface: .fail)).reply
+    }
+    for n in 1...5 { #expect(try guess("wrong-\(n)") == .keychain(.authenticationFailed)) }
+    #expect(try guess("app-pass") == .keychain(.authenticationFailed), "refused unchecked while the delay runs")
+    #expect(try world.store.load(world.user)?.applicationPasswordFailures == 5)
+    world.clock.advance(by: 60)
+    let opened = try run.call(Self.read(interface: .fail))
+    #expect(opened.reply == .done(AppFields()))
+    #expect(opened.items.map { $0.fields.bytes(Key.data) } == [Array("s3cret".utf8)])
+    #expect(try world.store.load(world.user)?.applicationPasswordFailures == 0)
+  }
+}

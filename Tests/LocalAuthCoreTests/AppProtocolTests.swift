@@ -263,7 +263,7 @@ struct AppProtocolTests {
       ([1, AppReply.Key.result, 0, 1, 3], "an evaluation whose result is not an evaluation"),
       ([2], "a refusal without its code"),
       ([2, AppReply.Key.code, 0, 1, UInt8(AuthErrorCode.allCases.count)], "a refusal code past the last"),
-      ([3, AppReply.Key.keychainKind, 0, 1, 8], "keychain error kind 8"),
+      ([3, AppReply.Key.keychainKind, 0, 1, 10], "keychain error kind 10"),
       ([4, AppReply.Key.fault, 0, 1, 0], "fault 0"),
       ([4, AppReply.Key.fault, 0, 1, 8], "fault 8"),
       ([0, Key.reason, 0, 0], "a reply with a call's field"),

@@ -72,6 +72,20 @@ struct ConfigFileTests {
     #expect(error.description == "Invalid value for option \(key) on line \(line) of /c: expected \(expected).")
   }
 
+  /// Issue 27, finding 14: the keychain quota's options, their defaults and their bounds.
+  @Test func keychainQuotaOptions() throws {
+    #expect(Options().keychain.limits == KeychainLimits(maxItems: 1000, maxBytes: 16 * 1024 * 1024))
+    let parsed = try Self.parse(file: "keychain_max_items = 50\nkeychain_max_bytes = 1048576\n")
+    #expect(parsed.options.keychain.limits == KeychainLimits(maxItems: 50, maxBytes: 1_048_576))
+    #expect(throws: ConfigError.invalid(key: "keychain_max_items", value: "0", expected: "a count from 1 to 100000")) {
+      try Self.parse(file: "", ["keychain_max_items=0"])
+    }
+    #expect(throws: ConfigError.invalid(key: "keychain_max_bytes", value: "1024", expected: "a byte count from 65536 to 1073741824")) {
+      try Self.parse(file: "", ["keychain_max_bytes=1024"])
+    }
+    #expect(Options().settingLines.contains("keychain_max_items=1000"))
+  }
+
   @Test func aMalformedArgumentValueIsStillNamed() throws {
     #expect(throws: ConfigError.invalid(key: "timeout", value: "soon", expected: "seconds from 1 to 600")) {
       try Self.parse(file: "", ["timeout=soon"])

@@ -89,7 +89,8 @@ struct RightStoreTests {
     settings.hasher = PasscodeHasher(cost: 1)
     let store = RightStore(keychain: keychain, dependencies: dependencies, settings: settings)
     let user = try UserName("alice")
-    let saved = try store.save("partial", requirement: .userPresence, secret: Array("s".utf8), for: user)
+    let saved = try store.save(
+      "partial", requirement: .userPresence, secret: Array("s".utf8), for: user, authorization: KeychainAuthorization())
     #expect(try store.right("partial", for: user) == saved)
     try keychain.delete(Keychain.Query(service: "partial", account: "key", accessGroup: RightStore.accessGroup), for: user)
     #expect(throws: LocalAuthError.keychain(.itemNotFound)) { try store.right("partial", for: user) }
@@ -98,5 +99,43 @@ struct RightStoreTests {
     #expect(throws: LocalAuthError.keychain(.parameter("a right's identifier must be 1 to 512 bytes without control characters"))) {
       try store.right("bad\nname", for: user)
     }
+  }
+
+  /// Issue 27, finding 10: replacing (rightSave over an existing identifier) or removing (rightRemove,
+  /// rightRemoveAll) a stored right needs an authorization that satisfies it; without one nothing changes.
+  @Test("replacing or removing a right needs an authorization satisfying it; without one the right is unchanged")
+  func replacingAndRemovingNeedAuthorization() throws {
+    var template = [CChar]("/tmp/localauth-rightstore.XXXXXX".utf8CString)
+    let root = String(cString: try #require(mkdtemp(&template)))
+    defer { try? FileManager.default.removeItem(atPath: root) }
+    let clock = ManualClock()
+    let keychain = Keychain(root: root, tcti: nil, clock: clock)
+    let dependencies = Dependencies(
+      clock: clock, store: FileStateStore(root: root), sensor: ScriptedSensor(modality: .touchID, clock: clock),
+      prompter: ScriptedPrompter(), log: MemoryLog(), keychain: keychain)
+    var settings = EvaluationSettings()
+    settings.hasher = PasscodeHasher(cost: 1)
+    let store = RightStore(keychain: keychain, dependencies: dependencies, settings: settings)
+    let user = try UserName("alice")
+    let none = KeychainAuthorization()
+    let touched = KeychainAuthorization(biometry: true, domainState: nil, passcode: nil)
+    let vault = try store.save("vault", requirement: .userPresence, secret: Array("old".utf8), for: user, authorization: none)
+    _ = try store.save("other", requirement: .biometry, secret: nil, for: user, authorization: none)
+    let refused = LocalAuthError.keychain(.interactionNotAllowed)
+
+    #expect(throws: refused) { try store.save("vault", requirement: .userPresence, secret: Array("new".utf8), for: user, authorization: none) }
+    #expect(throws: refused) { try store.remove("vault", for: user, authorization: none) }
+    #expect(throws: refused) { try store.removeAll(for: user, authorization: none) }
+    #expect(try store.right("vault", for: user) == vault, "the right is unchanged")
+    #expect(try store.secret("vault", for: user, authorization: touched) == Array("old".utf8))
+    #expect(try keychain.items(for: user).count == 5)
+
+    let replaced = try store.save("vault", requirement: .userPresence, secret: Array("new".utf8), for: user, authorization: touched)
+    #expect(replaced.publicKey != vault.publicKey)
+    #expect(try store.secret("vault", for: user, authorization: touched) == Array("new".utf8))
+    try store.remove("vault", for: user, authorization: touched)
+    #expect(throws: LocalAuthError.keychain(.itemNotFound)) { try store.right("vault", for: user) }
+    #expect(try store.removeAll(for: user, authorization: touched) == 2)
+    #expect(try keychain.items(for: user).isEmpty)
   }
 }

@@ -123,8 +123,11 @@ struct LARightStoreTests {
       _ = try await store.saveRight(LARight(), identifier: "second", secret: Data("two".utf8))
       _ = try await store.saveRight(LARight(), identifier: "third")
       #expect(try world.rightItems.count == 3 + 3 + 2)
+      // Removing a right needs an evaluation satisfying it (issue 27, finding 10): the store asks for a touch.
+      world.touch()
       try await store.removeRight(first)
       #expect(laCode(await thrown { _ = try await store.right(forIdentifier: "first") }) == .invalidContext)
+      world.touch()
       try await store.removeRight(forIdentifier: "second")
       #expect(laCode(await thrown { _ = try await store.right(forIdentifier: "second") }) == .invalidContext)
       #expect(laCode(await thrown { try await store.removeRight(forIdentifier: "second") }) == .invalidContext)
@@ -134,6 +137,7 @@ struct LARightStoreTests {
       try await first.authorize(localizedReason: "sign")
       let sign = await thrown { _ = try await first.key.sign(message, algorithm: .ecdsaSignatureMessageX962SHA256) }
       #expect(laCode(sign) == .invalidContext)
+      world.touch()
       try await store.removeAllRights()
       #expect(try world.rightItems.isEmpty)
       try await store.removeAllRights()
@@ -259,6 +263,7 @@ struct LARightStoreTests {
     let world = try RightWorld.ready()
     try await world.run {
       let first = try await LARightStore.shared.saveRight(LARight(), identifier: "same", secret: Data("old".utf8))
+      world.touch()
       let second = try await LARightStore.shared.saveRight(LARight(), identifier: "same")
       #expect(try await first.key.publicKey.bytes != second.key.publicKey.bytes)
       #expect(try world.rightItems.count == 2)
@@ -295,6 +300,7 @@ struct LARightStoreTests {
       }
     }
     #expect(fetched.0 != nil)
+    world.touch()
     let removed: (any Error)? = await withCheckedContinuation { continuation in
       LAContext.$defaultConfiguration.withValue(configuration) {
         LARightStore.shared.removeAllRights { continuation.resume(returning: $0) }
@@ -302,5 +308,37 @@ struct LARightStoreTests {
     }
     #expect(removed == nil)
     #expect(try world.rightItems.isEmpty)
+  }
+
+  /// Issue 27, finding 10: replacing a stored right, removing it or removing all need an evaluation satisfying
+  /// the stored right; refused (here: the prompt is cancelled), the right and its secret stay as they were.
+  @Test("replacing or removing a right without an evaluation satisfying it fails and changes nothing; with one it works")
+  func replacingAndRemovingNeedAnEvaluation() async throws {
+    let world = try RightWorld.ready()
+    try await world.run {
+      let store = LARightStore.shared
+      let saved = try await store.saveRight(LARight(requirement: .biometry), identifier: "bound", secret: Data("old".utf8))
+      let before = try await saved.key.publicKey.bytes
+      let items = try world.rightItems.count
+      world.cancel()
+      #expect(laCode(await thrown { _ = try await store.saveRight(LARight(), identifier: "bound", secret: Data("new".utf8)) }) == .userCancel)
+      world.cancel()
+      #expect(laCode(await thrown { try await store.removeRight(forIdentifier: "bound") }) == .userCancel)
+      world.cancel()
+      #expect(laCode(await thrown { try await store.removeRight(saved) }) == .userCancel)
+      world.cancel()
+      #expect(laCode(await thrown { try await store.removeAllRights() }) == .userCancel)
+      #expect(try world.rightItems.count == items)
+      let fetched = try await store.right(forIdentifier: "bound")
+      #expect(try await fetched.key.publicKey.bytes == before, "the right is unchanged")
+      world.touch()
+      try await fetched.authorize(localizedReason: "read")
+      #expect(try await fetched.secret.rawData == Data("old".utf8))
+
+      // An authorized right is removed on its own authorization, with no further prompt.
+      try await store.removeRight(fetched)
+      #expect(laCode(await thrown { _ = try await store.right(forIdentifier: "bound") }) == .invalidContext)
+      #expect(world.scripted.pending.isEmpty)
+    }
   }
 }

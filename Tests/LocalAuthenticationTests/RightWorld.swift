@@ -70,6 +70,9 @@ final class RightWorld: @unchecked Sendable {
   /// Queues the user's own finger.
   func touch(_ item: String = "right-index") { scripted.enqueue(capture(item, from: user)) }
 
+  /// Queues the Cancel button.
+  func cancel() { scripted.enqueue(.cancel) }
+
   /// Queues another person's finger.
   func impostor() { scripted.enqueue(capture("right-index", from: "mallory")) }
 

@@ -21,13 +21,13 @@ final class KeychainWorld: @unchecked Sendable {
   private var rng = SplitMix64(seed: 7)
   private let lock = NSLock()
 
-  init(user: String = "alice") throws {
+  init(user: String = "alice", limits: KeychainLimits = KeychainLimits()) throws {
     self.user = user
     var template = [CChar]("/tmp/localauth-keychain.XXXXXX".utf8CString)
     guard let made = mkdtemp(&template) else { throw CocoaError(.fileWriteUnknown) }
     root = String(cString: made)
     store = FileStateStore(root: root)
-    keychain = Keychain(root: root, tcti: nil, clock: clock)
+    keychain = Keychain(root: root, tcti: nil, clock: clock, limits: limits)
     var settings = EvaluationSettings()
     settings.hasher = PasscodeHasher(cost: 1)
     self.settings = settings
@@ -47,8 +47,8 @@ final class KeychainWorld: @unchecked Sendable {
   var administration: Administration { Administration(store: store, clock: clock, settings: settings, keychain: keychain) }
 
   /// One finger enrolled, the passcode set and entered once: the world of the seed's snippet.
-  static func ready(user: String = "alice") throws -> KeychainWorld {
-    let world = try KeychainWorld(user: user)
+  static func ready(user: String = "alice", limits: KeychainLimits = KeychainLimits()) throws -> KeychainWorld {
+    let world = try KeychainWorld(user: user, limits: limits)
     try world.enroll("right-index")
     try world.administration.setPasscode(SecretBytes("1234"), for: try world.userName)
     world.prompter.enqueue("1234")

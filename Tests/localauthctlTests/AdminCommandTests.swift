@@ -126,6 +126,21 @@ struct AdminCommandTests {
     #expect(status.stderr.hasPrefix("Error: Permission denied reading the state at "))
   }
 
+  /// Issue 27, finding 13: an ordinary user cannot read the runtime folder, so it is told that only root can list
+  /// prompts (exit 1) instead of "No prompt is waiting.".
+  @Test func nonRootPromptsIsRefused() throws {
+    let cli = try CLIRunner()
+    defer { cli.cleanUp() }
+    #expect(try cli.run(["enroll", "alice", "right-index"]).status == 0)
+    for arguments in [["prompts"], ["prompts", "alice"], ["prompts", "--json"]] {
+      let refused = try cli.run(arguments, asNobody: true)
+      #expect(refused.status == 1)
+      #expect(refused.stdout == "")
+      #expect(refused.stderr == "Error: Only root can list the waiting prompts: run prompts as root (effective uid is 65534).\n")
+    }
+    #expect(try cli.run(["prompts"]).stdout == "No prompt is waiting.\n")
+  }
+
   @Test func checkConfigPrintsEffectiveOptionsWarningsAndErrors() throws {
     let cli = try CLIRunner()
     defer { cli.cleanUp() }

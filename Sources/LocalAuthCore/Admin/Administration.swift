@@ -106,6 +106,8 @@ public struct Administration {
       record.passcodeFailures = 0
       record.lastWrongPasscodeHash = nil
       record.passcodeNextAllowed = nil
+      record.applicationPasswordFailures = 0
+      record.applicationPasswordNextAllowed = nil
       record.reuse = nil
     }
     do { try keychain?.passcodeChanged(for: user, from: nil, to: nil, hasher: settings.hasher) } catch {

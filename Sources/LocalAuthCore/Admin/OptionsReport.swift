@@ -21,6 +21,8 @@ extension Options {
     lines.append("passcode_max_age=\(Self.number(e.passcodeMaxAge))")
     lines.append("biometry_max_age=\(Self.number(e.biometryMaxAge))")
     lines.append("hash_cost=\(e.hasher.cost)")
+    lines.append("keychain_max_items=\(keychain.limits.maxItems)")
+    lines.append("keychain_max_bytes=\(keychain.limits.maxBytes)")
     lines.append("debug=\(debug ? "yes" : "no")")
     lines.append("nodelay=\(noDelay ? "yes" : "no")")
     lines.append("parallel_passcode=\(e.parallelPasscode ? "yes" : "no")")

@@ -12,6 +12,8 @@ public struct KeychainOptions: Equatable, Sendable {
   public var releaseOnReuse = false
   /// `login_secret=`: the login secret's access control, userPresence (default) or biometryCurrentSet.
   public var loginSecretFlags: KeychainAccessFlags = .userPresence
+  /// `keychain_max_items=` and `keychain_max_bytes=`: each user's quota (an add beyond it is errSecAllocate).
+  public var limits = KeychainLimits()
 
   /// The defaults.
   public init() {}
@@ -20,6 +22,9 @@ public struct KeychainOptions: Equatable, Sendable {
   public static let loginSecretService = "pam_localauth"
   /// The login secret's account.
   public static let loginSecretAccount = "login"
+  /// The access group of the module's own items (the login secret): reserved (`Keychain.isReserved`), so no app's
+  /// keychain call can read, change, add to or delete them.
+  public static let moduleAccessGroup = "pam_localauth.module"
 }
 
 extension OptionParser {
@@ -40,6 +45,16 @@ extension OptionParser {
     },
     OptionSpec(key: "release_on_reuse", takesValue: false, expected: "") {
       $0.keychain.releaseOnReuse = boolean($1) ?? true
+      return true
+    },
+    OptionSpec(key: "keychain_max_items", takesValue: true, expected: "a count from 1 to 100000") {
+      guard let n = Int($1), (1...100_000).contains(n) else { return false }
+      $0.keychain.limits.maxItems = n
+      return true
+    },
+    OptionSpec(key: "keychain_max_bytes", takesValue: true, expected: "a byte count from 65536 to 1073741824") {
+      guard let n = Int($1), (65536...1_073_741_824).contains(n) else { return false }
+      $0.keychain.limits.maxBytes = n
       return true
     },
     OptionSpec(key: "login_secret", takesValue: true, expected: "userPresence or biometryCurrentSet") {

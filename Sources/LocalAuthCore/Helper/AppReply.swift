@@ -97,6 +97,8 @@ public enum AppReply: Equatable, Sendable {
     case .notAvailable(let why): (6, why)
     // The path and errno stay in the helper's log; the app learns that storage failed (errSecIO).
     case .storage: (7, nil)
+    case .missingEntitlement(let why): (8, why)
+    case .allocate(let why): (9, why)
     }
   }
 
@@ -110,6 +112,8 @@ public enum AppReply: Equatable, Sendable {
     case 5: return .interactionNotAllowed
     case 6: return .notAvailable(text)
     case 7: return .storage(.io(path: "the keychain", operation: "a keychain operation in localauth-helper", errno: EIO))
+    case 8: return .missingEntitlement(text)
+    case 9: return .allocate(text)
     default: throw .malformed("an unknown keychain error")
     }
   }

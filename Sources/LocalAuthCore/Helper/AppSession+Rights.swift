@@ -1,6 +1,7 @@
 /// An app's LARightStore calls, served on this session (docs/KEYCHAIN.md, "Persisted rights"): the key pair is
 /// made here and its private half never leaves; a secret, a signature or a shared secret is sent back only when
-/// what this session's evaluations established satisfies the right's access control, and no call prompts.
+/// what this session's evaluations established satisfies the right's access control, and no call prompts. Replacing
+/// or removing a stored right needs the same (issue 27, finding 10).
 extension AppSession {
   /// A right store call, on this session's authorization.
   func rightCall(_ call: AppCall) throws(LocalAuthError) -> AppReply {
@@ -8,7 +9,7 @@ extension AppSession {
     let store = RightStore(keychain: keychain, dependencies: dependencies, settings: options.evaluation)
     let fields = call.fields
     if call.operation == .rightRemoveAll {
-      try store.removeAll(for: user)
+      try store.removeAll(for: user, authorization: authorization)
       return .done(AppFields())
     }
     let identifier = try wire { () throws(HelperProtocolError) -> String in
@@ -23,13 +24,13 @@ extension AppSession {
         }
         return requirement
       }
-      let right = try store.save(identifier, requirement: requirement, secret: fields.bytes(AppCall.Key.secret), for: user)
+      let right = try store.save(identifier, requirement: requirement, secret: fields.bytes(AppCall.Key.secret), for: user, authorization: authorization)
       log.log(.info, "App \(application) (pid \(callerPID)) of user \(user) saved the persisted right \(identifier).")
       return .done(AppSession.fields(of: right))
     case .rightFetch:
       return .done(AppSession.fields(of: try store.right(identifier, for: user)))
     case .rightRemove:
-      try store.remove(identifier, for: user)
+      try store.remove(identifier, for: user, authorization: authorization)
       return .done(AppFields())
     case .rightSecret:
       var data = try store.secret(identifier, for: user, authorization: authorization)

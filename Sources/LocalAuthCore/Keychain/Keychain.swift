@@ -8,12 +8,17 @@ public final class Keychain {
   public let tcti: String?
   /// The clock: item times, and the boot for AfterFirstUnlock.
   let clock: AuthClock
+  /// Each user's quota (`keychain_max_items=`, `keychain_max_bytes=`).
+  public let limits: KeychainLimits
+  /// The item files this keychain has read (tests: an add reads none of the existing items).
+  public let itemReads = KeychainReadCounter()
 
   /// A keychain over the state folder `root`.
-  public init(root: String, tcti: String?, clock: AuthClock = SystemClock()) {
+  public init(root: String, tcti: String?, clock: AuthClock = SystemClock(), limits: KeychainLimits = KeychainLimits()) {
     self.root = root
     self.tcti = tcti
     self.clock = clock
+    self.limits = limits
   }
 
   /// What a new item carries.
@@ -73,16 +78,24 @@ public final class Keychain {
   }
 
   /// True for an access group only the core's own stores use: `RightStore.accessGroup`, where LARightStore keeps
-  /// persisted rights (docs/KEYCHAIN.md, "Persisted rights"). Apps' keychain calls cannot name it, and their
-  /// queries without a group never select it.
-  public static func isReserved(_ group: String) -> Bool { group == RightStore.accessGroup }
-
-  /// Refuses an app's keychain call that names a reserved access group (errSecParam).
-  public static func refuseReserved(_ group: String?) throws(KeychainError) {
-    if let group, isReserved(group) { throw .parameter("the access group \(group) is reserved for LARightStore") }
+  /// persisted rights, and `KeychainOptions.moduleAccessGroup`, where the module keeps the login secret
+  /// (docs/KEYCHAIN.md, "Reserved access groups"). Apps' keychain calls cannot name them, and their queries without
+  /// a group never select them.
+  public static func isReserved(_ group: String) -> Bool {
+    group == RightStore.accessGroup || group == KeychainOptions.moduleAccessGroup
   }
 
-  func folder(_ user: UserName) -> KeychainFolder { KeychainFolder(root: root, user: user) }
+  /// Refuses an app's keychain call that names a reserved access group: LARightStore's is errSecParam; the
+  /// module's is errSecItemNotFound for a read, an update or a delete (nothing there is the app's), and
+  /// errSecMissingEntitlement for an add (`adding`), as Apple answers for a group the app is not entitled to.
+  public static func refuseReserved(_ group: String?, adding: Bool = false) throws(KeychainError) {
+    guard let group, isReserved(group) else { return }
+    if group == RightStore.accessGroup { throw .parameter("the access group \(group) is reserved for LARightStore") }
+    if adding { throw .missingEntitlement("the access group \(group) is reserved for pam_localauth") }
+    throw .itemNotFound
+  }
+
+  func folder(_ user: UserName) -> KeychainFolder { KeychainFolder(root: root, user: user, reads: itemReads) }
 
   /// Adds an item; `record` is the user's record (passcode, domain state), `applicationPassword` the
   /// password an applicationPassword item is sealed with.
@@ -110,11 +123,14 @@ public final class Keychain {
     }
     let folder = folder(user)
     return try folder.locked { () throws(KeychainError) -> KeychainItem in
-      let existing = try folder.items().items
+      // The index, not the items: an add costs one file read, however many items there are.
+      var index = try KeychainIndex.load(folder)
       // Apple's uniqueness for a generic password: class, service, account and access group.
-      if existing.contains(where: {
-        $0.service == new.service && $0.account == new.account && $0.accessGroup == new.accessGroup
-      }) { throw .duplicateItem }
+      let key = KeychainIndex.key(service: new.service, account: new.account, accessGroup: new.accessGroup)
+      if index.contains(key: key) { throw .duplicateItem }
+      if index.count >= limits.maxItems {
+        throw .allocate("user \(user) has \(index.count) items, the most keychain_max_items allows")
+      }
       let now = Int64(clock.now().seconds)
       let id = hexEncode(try keychainCrypto { () throws(CryptoError) -> [UInt8] in try Crypto.randomBytes(16) })
       var item = KeychainItem(
@@ -131,7 +147,13 @@ public final class Keychain {
         } catch { throw .notAvailable("the application password cannot be hashed (\(error))") }
       }
       try seal(&item, data: new.data, user: user, shared: shared, applicationPassword: applicationPassword, hasher: hasher, create: true)
+      let encoded = item.encoded()
+      if index.bytes + encoded.count > limits.maxBytes {
+        throw .allocate("user \(user)'s items would take \(index.bytes + encoded.count) bytes, more than keychain_max_bytes (\(limits.maxBytes))")
+      }
       try folder.write(item)
+      index.entries.append(KeychainIndex.Entry(id: item.id, size: encoded.count, key: key))
+      try folder.write(KeychainIndex.fileName, index.encoded())
       return item
     }
   }
@@ -205,6 +227,7 @@ public final class Keychain {
           throw .parameter("an applicationPassword item needs the password to be updated")
         }
         try seal(&item, data: data, user: user, shared: shared, applicationPassword: applicationPassword, hasher: hasher, create: false)
+        try KeychainIndex.drop(folder)
         try folder.write(item)
       }
       return selected.count
@@ -224,6 +247,7 @@ public final class Keychain {
     guard try folder.exists() else { throw .itemNotFound }
     return try folder.locked { () throws(KeychainError) -> [KeychainItem] in
       let selected = try folder.items().items.filter(select)
+      if !selected.isEmpty { try KeychainIndex.drop(folder) }
       for item in selected { try folder.remove(item) }
       return selected
     }

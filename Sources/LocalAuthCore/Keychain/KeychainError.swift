@@ -16,6 +16,10 @@ public enum KeychainError: Error, Equatable, Sendable, CustomStringConvertible {
   case notAvailable(String)
   /// The keychain folder could not be read or written safely (errSecIO).
   case storage(StateError)
+  /// The caller may not use that access group: an add into a group reserved for the module (errSecMissingEntitlement).
+  case missingEntitlement(String)
+  /// The user's keychain is full: the add would pass `keychain_max_items` or `keychain_max_bytes` (errSecAllocate).
+  case allocate(String)
 
   /// Apple's status code (SecBase.h).
   public var status: Int32 {
@@ -28,6 +32,8 @@ public enum KeychainError: Error, Equatable, Sendable, CustomStringConvertible {
     case .interactionNotAllowed: -25308
     case .notAvailable: -25291
     case .storage: -36
+    case .missingEntitlement: -34018
+    case .allocate: -108
     }
   }
 
@@ -41,6 +47,8 @@ public enum KeychainError: Error, Equatable, Sendable, CustomStringConvertible {
     case .interactionNotAllowed: "The keychain item needs a prompt or an unlock that is not allowed now."
     case .notAvailable(let why): "The keychain item is not available: \(why)."
     case .storage(let error): error.description
+    case .missingEntitlement(let why): "The keychain request is not allowed: \(why)."
+    case .allocate(let why): "The keychain is full: \(why)."
     }
   }
 }

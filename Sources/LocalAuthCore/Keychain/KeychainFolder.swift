@@ -6,6 +6,8 @@ struct KeychainFolder {
   let root: String
   /// The user whose keychain it is.
   let user: UserName
+  /// Counts the item files read (`Keychain.itemReads`); nil counts nothing.
+  var reads: KeychainReadCounter? = nil
 
   /// The keychain folder of all users.
   var keychainRoot: String { root + "/keychain" }
@@ -40,10 +42,17 @@ struct KeychainFolder {
   }
 
   /// A file of the folder; nil when it does not exist.
-  func read(_ name: String) throws(KeychainError) -> [UInt8]? {
-    try keychainStorage { () throws(StateError) -> [UInt8]? in
-      try FileSyscalls.readTrustedFile(path + "/" + name, limit: KeychainItem.maximumFileSize)
+  func read(_ name: String, limit: Int = KeychainItem.maximumFileSize) throws(KeychainError) -> [UInt8]? {
+    if name.hasPrefix("item-") { reads?.add() }
+    return try keychainStorage { () throws(StateError) -> [UInt8]? in
+      try FileSyscalls.readTrustedFile(path + "/" + name, limit: limit)
     }
+  }
+
+  /// The ids of the item files (`item-<id>`), sorted, without reading them.
+  func itemIDs() throws(KeychainError) -> [String] {
+    let names = try keychainStorage { () throws(StateError) -> [String] in try FileSyscalls.listDirectory(path) }
+    return names.filter { $0.hasPrefix("item-") }.map { String($0.dropFirst(5)) }.sorted()
   }
 
   /// Replaces a file atomically (call under `locked`).
@@ -77,4 +86,18 @@ struct KeychainFolder {
 
   /// Removes an item.
   func remove(_ item: KeychainItem) throws(KeychainError) { try remove("item-" + item.id) }
+}
+
+/// How many item files a keychain has read: the add path's cost, which tests assert stays linear.
+public final class KeychainReadCounter: @unchecked Sendable {
+  private let lock = Mutex()
+  private var count = 0
+
+  /// A counter at zero.
+  public init() {}
+
+  /// The item files read so far.
+  public var value: Int { lock.withLock { count } }
+
+  func add() { lock.withLock { count += 1 } }
 }

@@ -28,7 +28,7 @@ public struct KeychainOperations {
   public func add(
     _ new: Keychain.NewItem, request: EvaluationRequest, authorization: KeychainAuthorization
   ) throws(LocalAuthError) -> KeychainItem {
-    do { try Keychain.refuseReserved(new.accessGroup) } catch { throw .keychain(error) }
+    do { try Keychain.refuseReserved(new.accessGroup, adding: true) } catch { throw .keychain(error) }
     var password = authorization.applicationPassword
     var asked: SecretBytes? = nil
     defer { asked?.wipe() }

@@ -109,10 +109,14 @@ public struct KeychainReader {
     for step in needed { try run(step, request: request, into: &authorization) }
     let fresh = try dependencies.store.load(user)
     let unlocked = fresh?.lastPasscodeBootID == dependencies.clock.bootID()
-    do {
-      return try keychain.open(item, for: user, authorization: authorization, unlockedThisBoot: unlocked, hasher: settings.hasher)
-    } catch {
-      throw .keychain(error)
+    let held = authorization
+    let open = { () throws(KeychainError) -> [UInt8] in
+      try keychain.open(item, for: user, authorization: held, unlockedThisBoot: unlocked, hasher: settings.hasher)
     }
+    // An application password given is a guess, counted and delayed as passcode guesses are (rule 5).
+    if item.flags?.contains(.applicationPassword) == true && authorization.applicationPassword != nil {
+      return try ApplicationPasswordCheck(dependencies: dependencies, settings: settings, user: user).guess(item: item.id, open)
+    }
+    do { return try open() } catch { throw .keychain(error) }
   }
 }

@@ -1,6 +1,11 @@
 /// The user's login secret: the Unix password, kept in the user's keychain (service "pam_localauth", account
-/// "login", WhenPasscodeSetThisDeviceOnly) so that a fingerprint login can hand it to pam_gnome_keyring and its
-/// peers through PAM_AUTHTOK (docs/KEYCHAIN.md, "The login secret").
+/// "login", WhenPasscodeSetThisDeviceOnly) in the reserved access group `KeychainOptions.moduleAccessGroup`, so that
+/// a fingerprint login can hand it to pam_gnome_keyring and its peers through PAM_AUTHTOK and no app can read,
+/// replace or delete it (docs/KEYCHAIN.md, "The login secret").
+///
+/// A secret stored by earlier versions (same service and account, an ordinary group) could have been written by any
+/// app of the user, so it is never released: it is ignored, and deleted when the module captures the password again
+/// or the password changes.
 public struct LoginSecret {
   /// The keychain.
   public let keychain: Keychain
@@ -16,16 +21,22 @@ public struct LoginSecret {
     self.hasher = hasher
   }
 
-  static let query = Keychain.Query(service: KeychainOptions.loginSecretService, account: KeychainOptions.loginSecretAccount)
+  static let query = Keychain.Query(
+    service: KeychainOptions.loginSecretService, account: KeychainOptions.loginSecretAccount,
+    accessGroup: KeychainOptions.moduleAccessGroup)
 
-  /// Stores `password` as the user's login secret, replacing any earlier one.
+  /// Where earlier versions kept it: the same service and account in any ordinary access group, which apps can write.
+  static let legacyQuery = Keychain.Query(service: KeychainOptions.loginSecretService, account: KeychainOptions.loginSecretAccount)
+
+  /// Stores `password` as the user's login secret, replacing any earlier one (and a copy stored the old way).
   public func capture(_ password: SecretBytes, for user: UserName, record: UserRecord?) throws(KeychainError) {
     _ = try? keychain.delete(LoginSecret.query, for: user)
+    _ = try? keychain.delete(LoginSecret.legacyQuery, for: user)
     try keychain.add(
       Keychain.NewItem(
         service: KeychainOptions.loginSecretService, account: KeychainOptions.loginSecretAccount,
-        label: "Login password (pam_localauth)", accessibility: .whenPasscodeSetThisDeviceOnly, flags: flags,
-        data: password.bytes),
+        label: "Login password (pam_localauth)", accessGroup: KeychainOptions.moduleAccessGroup,
+        accessibility: .whenPasscodeSetThisDeviceOnly, flags: flags, data: password.bytes),
       for: user, record: record, hasher: hasher)
   }
 
@@ -60,6 +71,7 @@ public struct LoginSecret {
   public func passwordChanged(
     for user: UserName, from old: SecretBytes, to new: SecretBytes, currentDomainState: String?
   ) throws(KeychainError) -> ChangeResult {
+    _ = try? keychain.delete(LoginSecret.legacyQuery, for: user)
     guard let item = try keychain.matching(LoginSecret.query, for: user).first else { return .none }
     let authority = KeychainAuthorization(biometry: true, domainState: currentDomainState, passcode: SecretBytes([]))
     let stored = try? keychain.open(item, for: user, authorization: authority, unlockedThisBoot: true, hasher: hasher)

@@ -45,14 +45,20 @@ public struct RightStore {
 
   // MARK: Storing
 
-  /// Saves a right for `user`: a fresh P-256 key pair, `secret` when given, and the record; a right already stored
-  /// under `identifier` is replaced. A `.biometryCurrentSet` right needs an enrolled finger (`notAvailable`).
+  /// Saves a right for `user`: a fresh P-256 key pair, `secret` when given, and the record. A right already stored
+  /// under `identifier` is replaced only when `authorization` satisfies its requirement, as a use of it would
+  /// (`requireAuthorization`); otherwise nothing changes. A `.biometryCurrentSet` right needs an enrolled finger
+  /// (`notAvailable`).
   public func save(
-    _ identifier: String, requirement: RightRequirement, secret: [UInt8]?, for user: UserName
+    _ identifier: String, requirement: RightRequirement, secret: [UInt8]?, for user: UserName,
+    authorization: KeychainAuthorization
   ) throws(LocalAuthError) -> PersistedRight {
     try keychainErrors { () throws(KeychainError) in
       try RightStore.check(identifier: identifier)
       if let secret, secret.count > KeychainItem.maximumDataSize { throw .parameter("the secret is larger than 16 KiB") }
+    }
+    if let existing = try existing(identifier, for: user) {
+      try requireAuthorization(existing, for: user, authorization: authorization)
     }
     let record = try dependencies.store.load(user)
     if requirement == .biometryCurrentSet && record?.domainState == nil {
@@ -91,17 +97,31 @@ public struct RightStore {
     try stored(identifier, for: user).right
   }
 
-  /// Removes the right stored under `identifier`: its key, secret and record; `itemNotFound` when there is none.
-  public func remove(_ identifier: String, for user: UserName) throws(LocalAuthError) {
+  /// Removes the right stored under `identifier`: its key, secret and record, once `authorization` satisfies its
+  /// requirement (`requireAuthorization`); `itemNotFound` when there is none.
+  public func remove(_ identifier: String, for user: UserName, authorization: KeychainAuthorization) throws(LocalAuthError) {
+    try requireAuthorization(try stored(identifier, for: user), for: user, authorization: authorization)
     try keychainErrors { () throws(KeychainError) in
-      try RightStore.check(identifier: identifier)
       if try keychain.delete(query(identifier), for: user).isEmpty { throw .itemNotFound }
     }
   }
 
-  /// Removes every right of `user` and returns how many items went; none is not an error.
+  /// Removes every right of `user` and returns how many items went; none is not an error. `authorization` must
+  /// satisfy every stored right's requirement; when one is not satisfied, nothing is removed.
   @discardableResult
-  public func removeAll(for user: UserName) throws(LocalAuthError) -> Int {
+  public func removeAll(for user: UserName, authorization: KeychainAuthorization) throws(LocalAuthError) -> Int {
+    let identifiers = try keychainErrors { () throws(KeychainError) -> [String] in
+      var seen: [String] = []
+      for item in try keychain.matching(Keychain.Query(accessGroup: RightStore.accessGroup), for: user)
+      where !seen.contains(item.service) {
+        seen.append(item.service)
+      }
+      return seen
+    }
+    for identifier in identifiers {
+      guard let found = try existing(identifier, for: user) else { continue }
+      try requireAuthorization(found, for: user, authorization: authorization)
+    }
     do throws(KeychainError) {
       return try keychain.delete(Keychain.Query(accessGroup: RightStore.accessGroup), for: user).count
     } catch .itemNotFound {
@@ -159,6 +179,21 @@ public struct RightStore {
   }
 
   // MARK: Internals
+
+  /// The right stored under `identifier`, or nil when there is none (or it was damaged or invalidated, and removed).
+  private func existing(_ identifier: String, for user: UserName) throws(LocalAuthError) -> Stored? {
+    do { return try stored(identifier, for: user) } catch .keychain(.itemNotFound) { return nil }
+  }
+
+  /// Replacing or removing a stored right needs what using it needs, as Apple's LARightStore asks: `authorization`
+  /// must open its key item (no prompt). Otherwise `interactionNotAllowed` (LAError.notInteractive for the
+  /// LocalAuthentication caller), and the caller changes nothing.
+  private func requireAuthorization(
+    _ found: Stored, for user: UserName, authorization: KeychainAuthorization
+  ) throws(LocalAuthError) {
+    var key = try open(found.key, for: user, authorization: authorization)
+    wipe(&key)
+  }
 
   /// A right's items as stored: the decoded record, and the key and secret items.
   struct Stored {

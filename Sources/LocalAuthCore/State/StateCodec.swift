@@ -17,6 +17,7 @@ public enum StateCodec {
     "passcode.hash", "passcode.failures", "passcode.last-wrong", "passcode.next-allowed", "passcode.last-success",
     "passcode.last-success-boot", "biometry.failures", "biometry.last-success", "success.last", "enrollment.generation",
     "enrollment.domain-state", "enrollment.acknowledged", "reuse",
+    "app-password.failures", "app-password.next-allowed",
   ]
 
   /// Encodes a record.
@@ -38,6 +39,8 @@ public enum StateCodec {
     put("passcode.failures", String(record.passcodeFailures))
     put("passcode.last-wrong", record.lastWrongPasscodeHash)
     put("passcode.next-allowed", record.passcodeNextAllowed?.description)
+    if record.applicationPasswordFailures > 0 { put("app-password.failures", String(record.applicationPasswordFailures)) }
+    put("app-password.next-allowed", record.applicationPasswordNextAllowed?.description)
     put("passcode.last-success", record.lastPasscodeSuccess?.description)
     put("passcode.last-success-boot", record.lastPasscodeBootID)
     put("biometry.failures", String(record.biometricFailures))
@@ -113,6 +116,8 @@ public enum StateCodec {
       case "passcode.failures": record.passcodeFailures = try count()
       case "passcode.last-wrong": record.lastWrongPasscodeHash = try token(value)
       case "passcode.next-allowed": record.passcodeNextAllowed = try time(value)
+      case "app-password.failures": record.applicationPasswordFailures = try count()
+      case "app-password.next-allowed": record.applicationPasswordNextAllowed = try time(value)
       case "passcode.last-success": record.lastPasscodeSuccess = try time(value)
       case "passcode.last-success-boot": record.lastPasscodeBootID = try token(value)
       case "biometry.failures": record.biometricFailures = try count()

@@ -68,6 +68,10 @@ public struct UserRecord: Equatable, Sendable {
   public var lastWrongPasscodeHash: String?
   /// The earliest time the next passcode check is allowed.
   public var passcodeNextAllowed: WallTime?
+  /// Consecutive wrong application passwords (any item's; ApplicationPasswordCheck).
+  public var applicationPasswordFailures = 0
+  /// The earliest time the next application password is checked.
+  public var applicationPasswordNextAllowed: WallTime?
   /// The last successful passcode check.
   public var lastPasscodeSuccess: WallTime?
   /// The boot id of the last successful passcode check.

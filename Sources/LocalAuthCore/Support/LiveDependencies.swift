@@ -18,7 +18,7 @@ extension Dependencies {
       }
     return Dependencies(
       clock: clock, store: FileStateStore(root: options.stateDirectory), sensor: sensor, prompter: prompter, log: log,
-      keychain: Keychain(root: options.stateDirectory, tcti: options.tpm, clock: clock))
+      keychain: Keychain(root: options.stateDirectory, tcti: options.tpm, clock: clock, limits: options.keychain.limits))
   }
 }
 
