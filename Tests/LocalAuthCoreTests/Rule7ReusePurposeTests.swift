@@ -70,7 +70,7 @@ struct Rule7ReusePurposeTests {
     try expectScanNeeded(world, request(world, Self.app, Self.appPurpose, reuse: 300))
   }
 
-  @Test("Rule 7: sudo then sudo within the window is reused; past reuse_duration it is not")
+  @Test("Rule 7: sudo then sudo within the window is reused; su on that terminal is not")
   func sudoThenSudo() throws {
     let world = try matched(Self.sudo, .service("sudo"), limit: 120)
     world.clock.advance(by: 100)
