@@ -240,4 +240,16 @@ struct StateCodecRangeTests {
       #expect(throws: StateError.self) { try StateCodec.decode(Array("localauth-state 1\n\(body)\nend\n".utf8), path: "t") }
     }
   }
+
+  @Test("State: an app path with a space or a long name is one purpose in memory and on disk")
+  func appPathNormalized() throws {
+    var record = UserRecord()
+    let spaced = ReusePurpose.app("/home/alice/my apps/" + String(repeating: "n", count: 300))
+    for at in [1_800_000_000.0, 1_800_000_001] {
+      record.noteReuse(ReuseStamp(at: WallTime(seconds: at), bootID: "b", domainState: "d", requesterUID: 1000, scope: "s", purpose: spaced))
+      record = try StateCodec.decode(StateCodec.encode(record), path: "t")
+    }
+    #expect(record.reuseStamps.count == 1)
+    #expect(record.reuseStamps.first?.purpose.token.utf8.count == "app:".utf8.count + 200)
+  }
 }

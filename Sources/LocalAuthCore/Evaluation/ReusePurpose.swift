@@ -29,13 +29,14 @@ public enum ReusePurpose: Hashable, Sendable {
     return unlockServices.contains(name) ? .sessionUnlock : .service(name)
   }
 
-  /// The purpose of an app's request: the executable as the kernel names it (/proc/PID/exe), or "unknown" when
-  /// it cannot be read (an app stamp is never reused, so the name only tells stamps apart).
+  /// The purpose of an app's request: the executable as the kernel names it (/proc/PID/exe), reduced as the
+  /// state file writes it, or "unknown" when it cannot be read (an app stamp is never reused, so the name only
+  /// tells stamps apart).
   public static func app(processID: Int32) -> ReusePurpose {
     var buffer = [CChar](repeating: 0, count: 4096)
     let count = readlink("/proc/\(processID)/exe", &buffer, buffer.count - 1)
     guard count > 0 else { return .app("unknown") }
-    return .app(String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self))
+    return .app(name(String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)))
   }
 
   /// The form written in the state file: `unlock`, `service:NAME` or `app:PATH`, with no space and at most 200

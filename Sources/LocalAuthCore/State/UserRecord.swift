@@ -132,9 +132,11 @@ public struct UserRecord: Equatable, Sendable {
     }
   }
 
-  /// Records `stamp` as the newest of its purpose, dropping the oldest stamps beyond `ReuseStamp.kept`.
+  /// Records `stamp` as the newest of its purpose (as the state file writes it), dropping the oldest stamps
+  /// beyond `ReuseStamp.kept`.
   public mutating func noteReuse(_ stamp: ReuseStamp) {
-    reuseStamps.removeAll { $0.purpose == stamp.purpose }
+    let token = stamp.purpose.token
+    reuseStamps.removeAll { $0.purpose.token == token }
     reuseStamps.append(stamp)
     if reuseStamps.count > ReuseStamp.kept { reuseStamps.removeFirst(reuseStamps.count - ReuseStamp.kept) }
   }
