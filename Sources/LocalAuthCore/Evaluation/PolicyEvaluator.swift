@@ -57,6 +57,11 @@ public struct PolicyEvaluator {
     switch request.policy {
     case .deviceOwnerAuthenticationWithBiometrics:
       if case .unusable(let code, let detail) = biometry {
+        // A hidden request that may not interact (an app without a terminal, a background job) is told it
+        // cannot interact, as an app without a terminal always was (docs/LocalAuthentication.md).
+        if case .requestNotVisible = detail, !request.interactionAllowed {
+          return finish(.failure(hasPasscode(record, for: user) ? .notInteractive : .passcodeNotSet, .none), request)
+        }
         if request.interactionAllowed {
           switch detail {
           case .passcodeRequired(let why): try dependencies.prompter.error(why.message)
