@@ -87,13 +87,14 @@ extension RealPAM {
       }
     }
 
-    @Test("the reuse window: a second context within touchIDAuthenticationAllowableReuseDuration asks nothing; without it, it asks")
+    @Test("the reuse window never reuses a match made in-app: a second context asks again, with or without a window")
     func reuseWindow() throws {
+      // Apple: the window "does not reuse matches made in-app or in other apps" (docs/RULES.md, rule 7).
       try withApp { s, app in
         try s.touch()
         let reused = try app.inTerminal(["twice", "60"])
-        #expect(reused.lines("evaluate") == ["evaluate success", "evaluate success"], "\(reused.output)")
-        #expect(reused.output.components(separatedBy: "Place your finger").count == 2, "one request only: \(reused.output)")
+        #expect(reused.lines("evaluate") == ["evaluate success", "evaluate error -4"], "\(reused.output)")
+        #expect(reused.output.components(separatedBy: "Place your finger").count == 3, "two requests: \(reused.output)")
         try s.touch()
         let asked = try app.inTerminal(["twice", "0"])
         #expect(asked.lines("evaluate") == ["evaluate success", "evaluate error -4"], "\(asked.output)")

@@ -17,7 +17,8 @@ struct RecordDurabilityTests {
     after.lastBiometricSuccess = Self.later(before.lastBiometricSuccess, by: 60)
     after.lastSuccess = Self.later(before.lastSuccess, by: 60)
     after.reuse = ReuseStamp(
-      at: Self.later(before.lastSuccess, by: 60), bootID: "0b1d-boot", domainState: before.domainState!, requesterUID: 0, scope: "")
+      at: Self.later(before.lastSuccess, by: 60), bootID: "0b1d-boot", domainState: before.domainState!, requesterUID: 0, scope: "",
+      purpose: .sessionUnlock)
     #expect(after.onlyRecordsSuccess(over: before))
   }
 

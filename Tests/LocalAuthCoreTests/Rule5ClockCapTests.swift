@@ -100,7 +100,7 @@ struct Rule5ClockCapTests {
     #expect(record.passcodeNextAllowed == now.adding(3600) && record.lastPasscodeSuccess == now.adding(3599))
 
     record.lastPasscodeSuccess = now.adding(86400)
-    record.reuse = ReuseStamp(at: now.adding(7200), bootID: "b", domainState: "d", requesterUID: 0, scope: "tty:x")
+    record.reuse = ReuseStamp(at: now.adding(7200), bootID: "b", domainState: "d", requesterUID: 0, scope: "tty:x", purpose: .service("su"))
     let found = FutureTimes.cap(&record, now: now, longestDelay: 3600)
     #expect(record.lastPasscodeSuccess == now && record.reuse == nil && record.passcodeNextAllowed == now.adding(3600))
     #expect(

@@ -21,7 +21,8 @@ struct StateCodecTests {
     record.domainState = "aa11"
     record.acknowledgedDomainState = "bb22"
     record.reuse = ReuseStamp(
-      at: WallTime(seconds: 1_799_999_500.5), bootID: "0b1d-boot", domainState: "aa11", requesterUID: 1000, scope: "tty:/dev/pts/3")
+      at: WallTime(seconds: 1_799_999_500.5), bootID: "0b1d-boot", domainState: "aa11", requesterUID: 1000, scope: "tty:/dev/pts/3",
+      purpose: .service("sudo"))
     record.noteFailure(
       FailureEntry(
         at: WallTime(seconds: 1_799_999_400), kind: .passcode,
@@ -177,7 +178,8 @@ struct StateCodecRangeTests {
       if rng.next() % 2 == 0 {
         r.reuse = ReuseStamp(
           at: Self.time(&rng), bootID: Self.token(&rng), domainState: Self.token(&rng),
-          requesterUID: UInt32(truncatingIfNeeded: rng.next()), scope: rng.next() % 2 == 0 ? "" : "tty:/dev/pts/\(rng.next() % 99)")
+          requesterUID: UInt32(truncatingIfNeeded: rng.next()), scope: rng.next() % 2 == 0 ? "" : "tty:/dev/pts/\(rng.next() % 99)",
+          purpose: rng.next() % 2 == 0 ? .sessionUnlock : .app("/usr/bin/app\(rng.next() % 9)"))
       }
       for _ in 0..<Int(rng.next() % 7) {
         let origin = RequestOrigin(
@@ -195,5 +197,59 @@ struct StateCodecRangeTests {
   func unscopedStampIsNoWindow() throws {
     let text = "localauth-state 1\nreuse 1800000000 boot-1 aa11\nend\n"
     #expect(try StateCodec.decode(Array(text.utf8), path: "t").reuse == nil)
+  }
+
+  @Test("State: a reuse stamp without a purpose (written before matches served their purpose) is read as no window")
+  func stampWithoutPurposeIsNoWindow() throws {
+    let text = "localauth-state 1\nreuse 1800000000 boot-1 aa11 1000 session=4,leader=812@5000,tty=/dev/pts/1\nend\n"
+    let record = try StateCodec.decode(Array(text.utf8), path: "t")
+    #expect(record.reuse == nil && record.reuseStamps.isEmpty)
+  }
+
+  @Test("State: four stamps of four purposes round-trip, each with its purpose; the oldest is dropped beyond four")
+  func fourPurposesRoundTrip() throws {
+    var record = UserRecord()
+    let purposes: [ReusePurpose] = [.sessionUnlock, .service("sudo"), .service("su"), .app("/home/alice/bin/notes")]
+    for (index, purpose) in purposes.enumerated() {
+      record.noteReuse(
+        ReuseStamp(
+          at: WallTime(seconds: 1_800_000_000 + Double(index)), bootID: "boot-1", domainState: "aa11", requesterUID: 1000,
+          scope: "session=4,leader=812@5000,tty=/dev/pts/1", purpose: purpose))
+    }
+    let bytes = StateCodec.encode(record)
+    let text = String(decoding: bytes, as: UTF8.self)
+    #expect(text.contains("reuse 1800000000.0 boot-1 aa11 1000 session=4,leader=812@5000,tty=/dev/pts/1 unlock\n"))
+    #expect(text.contains(" service:sudo\n") && text.contains(" service:su\n") && text.contains(" app:/home/alice/bin/notes\n"))
+    let decoded = try StateCodec.decode(bytes, path: "t")
+    #expect(decoded == record)
+    #expect(decoded.reuseStamps.map(\.purpose) == purposes)
+    // A newer sudo match replaces sudo's; a fifth purpose drops the oldest (the session unlock).
+    record.noteReuse(ReuseStamp(at: WallTime(seconds: 1_800_000_010), bootID: "boot-1", domainState: "aa11", requesterUID: 1000, scope: "s", purpose: .service("sudo")))
+    record.noteReuse(ReuseStamp(at: WallTime(seconds: 1_800_000_011), bootID: "boot-1", domainState: "aa11", requesterUID: 1000, scope: "s", purpose: .service("login2")))
+    #expect(record.reuseStamps.map(\.purpose) == [.service("su"), .app("/home/alice/bin/notes"), .service("sudo"), .service("login2")])
+    #expect(try StateCodec.decode(StateCodec.encode(record), path: "t") == record)
+  }
+
+  @Test("State: a bad purpose, a duplicate purpose or a fifth stamp is corruption")
+  func badPurposesAreCorrupt() throws {
+    let line = "reuse 1800000000 boot-1 aa11 1000 session=4,leader=812@5000,tty=/dev/pts/1 "
+    for body in [
+      line + "sudo", line + "service:", line + "bogus:x", line + "service:sudo\n" + line + "service:sudo",
+      [line + "unlock", line + "service:a", line + "service:b", line + "app:/x", line + "service:c"].joined(separator: "\n"),
+    ] {
+      #expect(throws: StateError.self) { try StateCodec.decode(Array("localauth-state 1\n\(body)\nend\n".utf8), path: "t") }
+    }
+  }
+
+  @Test("State: an app path with a space or a long name is one purpose in memory and on disk")
+  func appPathNormalized() throws {
+    var record = UserRecord()
+    let spaced = ReusePurpose.app("/home/alice/my apps/" + String(repeating: "n", count: 300))
+    for at in [1_800_000_000.0, 1_800_000_001] {
+      record.noteReuse(ReuseStamp(at: WallTime(seconds: at), bootID: "b", domainState: "d", requesterUID: 1000, scope: "s", purpose: spaced))
+      record = try StateCodec.decode(StateCodec.encode(record), path: "t")
+    }
+    #expect(record.reuseStamps.count == 1)
+    #expect(record.reuseStamps.first?.purpose.token.utf8.count == "app:".utf8.count + 200)
   }
 }

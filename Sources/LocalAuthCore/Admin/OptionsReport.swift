@@ -27,6 +27,7 @@ extension Options {
     lines.append("nodelay=\(noDelay ? "yes" : "no")")
     lines.append("parallel_passcode=\(e.parallelPasscode ? "yes" : "no")")
     lines.append("gui_services=\(guiServices.joined(separator: ","))")
+    lines.append("unlock_services=\(unlockServices.joined(separator: ","))")
     lines.append("confirm=\(confirm ? "yes" : "no")")
     lines.append("helper=\(helperPath)")
     return lines

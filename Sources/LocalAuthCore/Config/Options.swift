@@ -9,8 +9,11 @@ public struct Options: Equatable, Sendable {
   public var reason: String?
   /// The fallback button's title; nil for the default, empty to hide it.
   public var fallbackTitle: String?
-  /// The reuse window in seconds (0–300).
-  public var reuseDuration: Double = 0
+  /// The reuse window in seconds (0–300); setting it also caps every window, apps' included
+  /// (`EvaluationSettings.reuseLimit`).
+  public var reuseDuration: Double = 0 {
+    didSet { evaluation.reuseLimit = reuseDuration }
+  }
   /// Protect only users who enabled this feature; others get PAM_IGNORE.
   public var feature: String?
   /// The state folder.
@@ -29,11 +32,13 @@ public struct Options: Equatable, Sendable {
   public var debug = false
   /// Skip the failure pause: without it a failed authentication asks libpam for pam_unix's 2 s `pam_fail_delay`.
   public var noDelay = false
-  /// The evaluation rules.
-  public var evaluation = EvaluationSettings()
+  /// The evaluation rules; no reuse window unless `reuse_duration=` opens one.
+  public var evaluation = EvaluationSettings.withoutReuse
   /// PAM services whose application shows its own prompt without a terminal (`gui_services=`): their requests
   /// are visible without one (RequestVisibility).
   public var guiServices = RequestVisibility.defaultGUIServices
+  /// PAM services whose matches are session unlocks (`unlock_services=`), which apps may reuse (rule 7).
+  public var unlockServices = ReusePurpose.defaultUnlockServices
   /// The user presses Enter before the finger is asked for (`confirm`).
   public var confirm = false
   /// localauth-helper, which the module runs when it cannot read the state itself (an unprivileged caller).
@@ -352,6 +357,12 @@ public enum OptionParser {
       let names = $1.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
       guard $1.isEmpty || names.allSatisfy(isValidItemName) else { return false }
       $0.guiServices = $1.isEmpty ? [] : names
+      return true
+    },
+    OptionSpec(key: "unlock_services", takesValue: true, expected: "PAM service names separated by commas") {
+      let names = $1.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+      guard $1.isEmpty || names.allSatisfy(isValidItemName) else { return false }
+      $0.unlockServices = $1.isEmpty ? [] : names
       return true
     },
     OptionSpec(key: "confirm", takesValue: false, expected: "") {

@@ -160,6 +160,7 @@ struct BiometricPrompt {
     let clock = dependencies.clock
     let threshold = settings.lockoutThreshold
     let origin = request.origin
+    let purpose = request.purpose
     let recorded = try updateRecord(in: dependencies.store, request.user) { record throws(LocalAuthError) -> Bool in
       guard !record.isBiometryLockedOut(threshold: threshold) else { return false }
       let now = clock.now()
@@ -167,8 +168,10 @@ struct BiometricPrompt {
       record.lastBiometricSuccess = now
       record.lastSuccess = now
       if let state = record.domainState {
-        record.reuse = ReuseStamp(
-          at: now, bootID: clock.bootID(), domainState: state, requesterUID: origin.requesterUID, scope: origin.reuseScope)
+        record.noteReuse(
+          ReuseStamp(
+            at: now, bootID: clock.bootID(), domainState: state, requesterUID: origin.requesterUID,
+            scope: origin.reuseScope, purpose: purpose))
       }
       return true
     }

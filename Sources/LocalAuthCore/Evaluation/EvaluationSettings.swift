@@ -25,6 +25,9 @@ public struct EvaluationSettings: Equatable, Sendable {
   /// One prompt takes the finger or the typed passcode, whichever comes first, where the prompter can read
   /// while the sensor waits (`parallel_passcode`; ParallelEntry.swift).
   public var parallelPasscode = false
+  /// The administrator's cap on every reuse window in seconds, the app's requested one included (`reuse_duration`;
+  /// 0 = no window anywhere). Apple's default is no cap below its own 300 s; `Options` starts from 0.
+  public var reuseLimit: Double = EvaluationRequest.maximumReuseDuration
 
   /// Apple's defaults.
   public init() {}
@@ -56,6 +59,9 @@ public struct EvaluationRequest {
   public var cancellation: CancellationFlag?
   /// Who asks and from where: named on the prompt, stamped on failures, the reuse window's scope.
   public var origin: RequestOrigin
+  /// What a match is made for, stamped with it, and which stamps this request may reuse (rule 7). Defaults to the
+  /// origin's service's own.
+  public var purpose: ReusePurpose
   /// Receives a copy of the passcode when it is accepted (the keychain opens passcode-keyed items with it).
   public var passcodeCapture: PasscodeCapture?
 
@@ -66,6 +72,7 @@ public struct EvaluationRequest {
     cancellation: CancellationFlag? = nil, origin: RequestOrigin = RequestOrigin()
   ) {
     self.origin = origin
+    self.purpose = .service(origin.service)
     self.user = user
     self.policy = policy
     self.reason = reason
@@ -123,5 +130,14 @@ public enum UsageError: Error, Equatable, Sendable, CustomStringConvertible {
     switch self {
     case .emptyReason: "the reason shown to the user is empty"
     }
+  }
+}
+
+extension EvaluationSettings {
+  /// Apple's defaults with no reuse window (`reuseLimit` 0), as the module starts before `reuse_duration=`.
+  public static var withoutReuse: EvaluationSettings {
+    var settings = EvaluationSettings()
+    settings.reuseLimit = 0
+    return settings
   }
 }

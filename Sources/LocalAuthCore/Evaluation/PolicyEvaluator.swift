@@ -48,7 +48,8 @@ public struct PolicyEvaluator {
     if request.cancellation?.isCancelled == true { return .failure(.appCancel, .none) }
 
     if let outcome = reuse(record, request) {
-      log.log(.info, "Reused a biometric match for user \(user) within \(wholeSeconds(request.reuseDuration)) seconds.")
+      let window = min(request.reuseDuration, settings.reuseLimit, EvaluationRequest.maximumReuseDuration)
+      log.log(.info, "Reused a biometric match for user \(user) within \(wholeSeconds(window)) seconds.")
       return outcome
     }
 
@@ -56,6 +57,11 @@ public struct PolicyEvaluator {
     switch request.policy {
     case .deviceOwnerAuthenticationWithBiometrics:
       if case .unusable(let code, let detail) = biometry {
+        // A hidden request that may not interact (an app without a terminal, a background job) is told it
+        // cannot interact, as an app without a terminal always was (docs/LocalAuthentication.md).
+        if case .requestNotVisible = detail, !request.interactionAllowed {
+          return finish(.failure(hasPasscode(record, for: user) ? .notInteractive : .passcodeNotSet, .none), request)
+        }
         if request.interactionAllowed {
           switch detail {
           case .passcodeRequired(let why): try dependencies.prompter.error(why.message)
@@ -220,16 +226,32 @@ public struct PolicyEvaluator {
     return (record, reader)
   }
 
+  /// A match this request may reuse (docs/RULES.md, rule 7): within `min(requested, reuseLimit, 300)` seconds, in
+  /// this boot and domain state, with biometry not locked, on a visible local request, and made for the same
+  /// purpose. A PAM service reuses only its own matches, scoped like sudo's tickets: the same requester, login
+  /// session, terminal session (leader and its start time) and terminal. An app reuses only a session unlock
+  /// (login, display manager, screen locker) of its own login session, asked by the user or by root on the
+  /// user's behalf; the terminal is not compared, as an unlock has none. An app's match is never reused.
   private func reuse(_ record: UserRecord, _ request: EvaluationRequest) -> EvaluationOutcome? {
-    guard request.reuseDuration > 0, !request.remote, !request.hidden, dependencies.sensor.modality != nil, let stamp = record.reuse
-    else { return nil }
-    let window = min(request.reuseDuration, EvaluationRequest.maximumReuseDuration)
+    let window = min(request.reuseDuration, settings.reuseLimit, EvaluationRequest.maximumReuseDuration)
+    guard window > 0, !request.remote, !request.hidden, dependencies.sensor.modality != nil else { return nil }
+    let origin = request.origin
+    let stamp: ReuseStamp
+    switch request.purpose {
+    case .app:
+      guard let unlock = record.reuseStamp(for: .sessionUnlock), origin.reuseAllowed, !origin.loginSession.isEmpty,
+        unlock.loginSession == origin.loginSession, unlock.requesterUID == 0 || unlock.requesterUID == origin.requesterUID
+      else { return nil }
+      stamp = unlock
+    case .sessionUnlock, .service:
+      // A stamp with no scope is never reused.
+      guard let own = record.reuseStamp(for: request.purpose), own.requesterUID == origin.requesterUID,
+        !own.scope.isEmpty, own.scope == origin.reuseScope
+      else { return nil }
+      stamp = own
+    }
     let age = dependencies.clock.now().since(stamp.at)
-    // Scoped like sudo's tickets: the same requester, login session, terminal session (leader and its start
-    // time) and terminal; a stamp with no scope is never reused.
-    guard age >= 0, age <= window, stamp.bootID == dependencies.clock.bootID(),
-      stamp.domainState == record.domainState, stamp.requesterUID == request.origin.requesterUID,
-      !stamp.scope.isEmpty, stamp.scope == request.origin.reuseScope,
+    guard age >= 0, age <= window, stamp.bootID == dependencies.clock.bootID(), stamp.domainState == record.domainState,
       !record.isBiometryLockedOut(threshold: settings.lockoutThreshold)
     else { return nil }
     return .success(.reuse)

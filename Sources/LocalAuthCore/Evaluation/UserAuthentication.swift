@@ -103,6 +103,7 @@ public struct UserAuthentication {
       fallbackTitle: options.fallbackTitle, reuseDuration: options.reuseDuration, interactionAllowed: true,
       remote: session.isRemote, origin: origin)
     request.hidden = hidden
+    request.purpose = ReusePurpose.pam(service: service, unlockServices: options.unlockServices)
     request.confirm = options.confirm
     request.passcodeCapture = passcodeCapture
     return .evaluated(try evaluator.evaluate(request, loaded: record))

@@ -23,11 +23,14 @@ extension AppSession {
       user: user, policy: policy, reason: reason,
       fallbackTitle: try wire { () throws(HelperProtocolError) in try fields.text(AppCall.Key.fallbackTitle) },
       cancelTitle: try wire { () throws(HelperProtocolError) in try fields.text(AppCall.Key.cancelTitle) },
-      reuseDuration: Double(min(reuse, 300)), interactionAllowed: !interactionNotAllowed, remote: remote.isRemote,
+      reuseDuration: min(Double(min(reuse, 300)), options.evaluation.reuseLimit), interactionAllowed: !interactionNotAllowed, remote: remote.isRemote,
       cancellation: hangUp, origin: origin)
+    // Rule 7: an app's match serves nothing else, and it may reuse only a session unlock.
+    request.purpose = .app(processID: callerPID)
     // docs/RULES.md, "Intent": an app's request gets the finger when its process is in the foreground of its
-    // terminal, or when it shows the request itself (its own prompter, as a GUI app does).
-    if !remote.isRemote, dependencies.sensor.modality != nil, request.interactionAllowed {
+    // terminal, or when it shows the request itself (its own prompter, as a GUI app does). The check runs
+    // whether interaction is allowed or not: a reuse needs a visible request too.
+    if !remote.isRemote, dependencies.sensor.modality != nil {
       let visibility = RequestVisibility.check(
         RequestVisibility.Input(
           service: application, processID: callerPID, guiServices: ownInterface ? [application] : []),

@@ -52,8 +52,8 @@ public struct FutureTimes: Equatable, Sendable {
       record.lastPasscodeSuccess = now
       found.others.append("last passcode success")
     }
-    if let stamp = record.reuse, beyond(stamp.at) {
-      record.reuse = nil
+    if record.reuseStamps.contains(where: { beyond($0.at) }) {
+      record.reuseStamps.removeAll { beyond($0.at) }
       found.others.append("reuse window")
     }
     var failures = 0

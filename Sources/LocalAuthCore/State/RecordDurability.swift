@@ -24,7 +24,8 @@ extension UserRecord {
       kept(lastSuccess, earlier.lastSuccess)
     else { return false }
     if earlier.lastPasscodeBootID != nil, lastPasscodeBootID == nil { return false }
-    if earlier.reuse != nil, reuse == nil { return false }
+    // A stamp dropped (not replaced by a newer one of its purpose) ends a window.
+    for stamp in earlier.reuseStamps where reuseStamp(for: stamp.purpose) == nil { return false }
     if acknowledgedDomainState != earlier.acknowledgedDomainState, acknowledgedDomainState != domainState { return false }
     // Everything else must be exactly as before.
     var expected = earlier
@@ -36,7 +37,7 @@ extension UserRecord {
     expected.lastBiometricSuccess = lastBiometricSuccess
     expected.lastSuccess = lastSuccess
     expected.lastPasscodeBootID = lastPasscodeBootID
-    expected.reuse = reuse
+    expected.reuseStamps = reuseStamps
     expected.acknowledgedDomainState = acknowledgedDomainState
     return expected == self
   }

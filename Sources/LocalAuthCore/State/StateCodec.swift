@@ -12,12 +12,11 @@ public enum StateCodec {
   /// The largest state file accepted.
   public static let maximumSize = 256 * 1024
 
-  /// The keys that may appear at most once (every key but `feature`, `template` and `failure`).
+  /// The keys that may appear at most once (every key but `feature`, `template`, `failure` and `reuse`).
   static let singleKeys = [
     "passcode.hash", "passcode.failures", "passcode.last-wrong", "passcode.next-allowed", "passcode.last-success",
     "passcode.last-success-boot", "biometry.failures", "biometry.last-success", "success.last", "enrollment.generation",
-    "enrollment.domain-state", "enrollment.acknowledged", "reuse",
-    "app-password.failures", "app-password.next-allowed",
+    "enrollment.domain-state", "enrollment.acknowledged", "app-password.failures", "app-password.next-allowed",
   ]
 
   /// Encodes a record.
@@ -49,8 +48,8 @@ public enum StateCodec {
     put("enrollment.generation", String(record.enrollmentGeneration))
     put("enrollment.domain-state", record.domainState)
     put("enrollment.acknowledged", record.acknowledgedDomainState)
-    if let reuse = record.reuse {
-      put("reuse", "\(reuse.at) \(reuse.bootID) \(reuse.domainState) \(reuse.requesterUID) \(field(reuse.scope))")
+    for r in record.reuseStamps {
+      put("reuse", "\(r.at) \(r.bootID) \(r.domainState) \(r.requesterUID) \(field(r.scope)) \(r.purpose.token)")
     }
     for f in record.recentFailures {
       put("failure", "\(f.at) \(f.kind.rawValue) \(f.requesterUID) \(field(f.service)) \(field(f.tty)) \(field(f.remoteHost))")
@@ -91,7 +90,7 @@ public enum StateCodec {
       guard let space = line.firstIndex(ofByte: UInt8(ascii: " ")) else { throw fail("no value") }
       let key = line[..<space]
       let value = line[line.index(after: space)...]
-      if key != "feature" && key != "template" && key != "failure" {
+      if key != "feature" && key != "template" && key != "failure" && key != "reuse" {
         if let slot = singleKeys.firstIndex(where: { key == $0 }) {
           guard seen & (1 << slot) == 0 else { throw fail("duplicate key \(key.prefix(40))") }
           seen |= 1 << slot
@@ -128,15 +127,17 @@ public enum StateCodec {
       case "enrollment.acknowledged": record.acknowledgedDomainState = try token(value)
       case "reuse":
         let parts = value.fields(separatedBy: UInt8(ascii: " "))
-        // A stamp without a requester and scope (written before windows were scoped) is never honoured.
-        guard parts.count == 5 || parts.count == 3 else { throw fail("bad reuse stamp") }
-        let stamp = ReuseStamp(
-          at: try time(parts[0]), bootID: try token(parts[1]), domainState: try token(parts[2]), requesterUID: 0, scope: "")
-        guard parts.count == 5 else { break }
-        guard let uid = UInt32(parts[3]) else { throw fail("bad reuse stamp") }
-        record.reuse = stamp
-        record.reuse?.requesterUID = uid
-        record.reuse?.scope = try origin(parts[4])
+        // A stamp without a requester and scope (written before windows were scoped) or without a purpose
+        // (written before matches served only their purpose) is never honoured: it is read as no window.
+        guard parts.count == 6 || parts.count == 5 || parts.count == 3 else { throw fail("bad reuse stamp") }
+        let (at, boot, state) = (try time(parts[0]), try token(parts[1]), try token(parts[2]))
+        guard parts.count == 6 else { break }
+        guard let uid = UInt32(parts[3]), let purpose = ReusePurpose(token: parts[5]) else { throw fail("bad reuse stamp") }
+        guard record.reuseStamp(for: purpose) == nil, record.reuseStamps.count < ReuseStamp.kept else {
+          throw fail("too many or duplicate reuse stamps")
+        }
+        record.reuseStamps.append(
+          ReuseStamp(at: at, bootID: boot, domainState: state, requesterUID: uid, scope: try origin(parts[4]), purpose: purpose))
       case "failure":
         let parts = value.fields(separatedBy: UInt8(ascii: " "))
         guard parts.count == 6, let kind = FailureEntry.Kind(rawValue: String(parts[1])), let uid = UInt32(parts[2]),

@@ -10,15 +10,30 @@ public struct ReuseStamp: Equatable, Sendable {
   public var requesterUID: UInt32
   /// The terminal or login session it was asked from (`RequestOrigin.reuseScope`); only the same may reuse it.
   public var scope: String
+  /// What the match was made for; only a request of the same kind may reuse it (`ReusePurpose`).
+  public var purpose: ReusePurpose
 
   /// Stamps a match.
-  public init(at: WallTime, bootID: String, domainState: String, requesterUID: UInt32, scope: String) {
+  public init(
+    at: WallTime, bootID: String, domainState: String, requesterUID: UInt32, scope: String, purpose: ReusePurpose
+  ) {
     self.at = at
     self.bootID = bootID
     self.domainState = domainState
     self.requesterUID = requesterUID
     self.scope = scope
+    self.purpose = purpose
   }
+
+  /// The login session part of `scope` (`RequestOrigin.reuseScope`); empty when it had none.
+  public var loginSession: String {
+    let first = scope.split(separator: ",", maxSplits: 1).first ?? ""
+    guard first.hasPrefix("session="), first != "session=-" else { return "" }
+    return String(first.dropFirst("session=".count))
+  }
+
+  /// How many stamps a record keeps, one per purpose, the oldest dropped beyond.
+  public static let kept = 4
 }
 
 /// A failed attempt and where it came from, so that an administrator can see who caused a delay or a lockout.
@@ -88,8 +103,8 @@ public struct UserRecord: Equatable, Sendable {
   public var domainState: String?
   /// The domain state the passcode last confirmed; differing means an enrollment change since.
   public var acknowledgedDomainState: String?
-  /// The last biometric match, for the reuse window.
-  public var reuse: ReuseStamp?
+  /// The newest biometric match of each purpose, for the reuse window, oldest first (at most `ReuseStamp.kept`).
+  public var reuseStamps: [ReuseStamp] = []
   /// Features the user protected (the facade of seeds 000/002).
   public var features: Set<String> = []
   /// Enrolled fingers or appearances.
@@ -110,6 +125,29 @@ public struct UserRecord: Equatable, Sendable {
   /// one); nothing when a reset or newer failures already dropped it.
   public mutating func withdrawFailure(_ failure: FailureEntry) {
     if let index = recentFailures.lastIndex(of: failure) { recentFailures.remove(at: index) }
+  }
+
+  /// The newest reuse stamp; setting nil ends every window, setting a stamp records it (`noteReuse`).
+  public var reuse: ReuseStamp? {
+    get { reuseStamps.last }
+    set {
+      guard let newValue else { return reuseStamps.removeAll() }
+      noteReuse(newValue)
+    }
+  }
+
+  /// Records `stamp` as the newest of its purpose (as the state file writes it), dropping the oldest stamps
+  /// beyond `ReuseStamp.kept`.
+  public mutating func noteReuse(_ stamp: ReuseStamp) {
+    let token = stamp.purpose.token
+    reuseStamps.removeAll { $0.purpose.token == token }
+    reuseStamps.append(stamp)
+    if reuseStamps.count > ReuseStamp.kept { reuseStamps.removeFirst(reuseStamps.count - ReuseStamp.kept) }
+  }
+
+  /// The stamp of `purpose`, if any.
+  public func reuseStamp(for purpose: ReusePurpose) -> ReuseStamp? {
+    reuseStamps.last { $0.purpose == purpose }
   }
 
   /// True when the biometric failures reached the lockout threshold.

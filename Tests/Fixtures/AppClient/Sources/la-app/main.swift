@@ -141,9 +141,10 @@ case "can":
   print("can \(can) \(error?.code ?? 0) biometryType=\(context.biometryType.rawValue)")
   failed = !can
 case "evaluate":
-  // evaluate POLICY REASON [REUSE-SECONDS]
+  // evaluate POLICY REASON [REUSE-SECONDS [nointeraction]]
   let context = LAContext()
   if rest.count > 2, let reuse = TimeInterval(rest[2]) { context.touchIDAuthenticationAllowableReuseDuration = reuse }
+  if rest.count > 3, rest[3] == "nointeraction" { context.interactionNotAllowed = true }
   report(await evaluate(context, rest[0], rest[1]))
   if let state = context.evaluatedPolicyDomainState { print("state \(state.map { String(format: "%02x", $0) }.joined())") }
 case "twice":
