@@ -105,7 +105,7 @@ struct IntentE2ETests {
     #expect(fingerLines.first?.hasPrefix("Place your finger on the sensor to run `/bin/sh -c 'printf ") == true, "\(run.transcript)")
     // The newline and the escape sequence are shown, not obeyed; the 80-character cap cuts the rest.
     #expect(fingerLines.first?.contains("; exit 0\\x0a\\x1b[2K") == true, "\(run.transcript)")
-    #expect(fingerLines.first?.contains("...` as root (sudo).") == true, "\(run.transcript)")
+    #expect(fingerLines.first?.contains(" more bytes)` as root (sudo).") == true, "\(run.transcript)")
     #expect(!run.transcript.contains(forged), "\(run.transcript)")
   }
 }

@@ -46,6 +46,11 @@ public enum RequestVisibility {
   public struct System: Sendable {
     /// The contents of a file of at most `limit` bytes; nil when it is missing, unreadable or larger.
     public var read: @Sendable (_ path: String, _ limit: Int) -> [UInt8]?
+    /// The target of a symbolic link (/proc/PID/exe); nil when it cannot be read (`SystemProgram`).
+    public var readLink: @Sendable (_ path: String) -> String? = SystemProgram.liveReadLink
+    /// What stat(2) (`follow`) or lstat(2) says of a file; nil when it fails (`SystemProgram`).
+    public var status: @Sendable (_ path: String, _ follow: Bool) -> SystemProgram.FileStatus? =
+      SystemProgram.liveStatus
 
     /// Describes a system.
     public init(read: @escaping @Sendable (String, Int) -> [UInt8]?) { self.read = read }
