@@ -110,8 +110,10 @@ public enum SystemProgram {
 
   /// The program's name when `path` is a plain absolute path in a system folder; nil otherwise.
   static func systemName(_ path: String) -> String? {
-    guard path.hasPrefix("/"), !path.hasSuffix(" (deleted)"), !path.contains("//"), !path.contains("/./"),
-      !path.contains("/../"), !path.hasSuffix("/"), !path.hasSuffix("/.."), !path.hasSuffix("/.")
+    // Absolute, with no empty, "." or ".." component, and not a deleted file.
+    let components = path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).dropFirst()
+    guard path.hasPrefix("/"), !path.hasSuffix(" (deleted)"),
+      components.allSatisfy({ !$0.isEmpty && !$0.elementsEqual(".".utf8) && !$0.elementsEqual("..".utf8) })
     else { return nil }
     let inProgramFolder = programFolders.contains { folder in
       path.hasPrefix(folder) && !path.dropFirst(folder.count).contains("/")
