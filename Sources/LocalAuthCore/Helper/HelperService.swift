@@ -136,8 +136,8 @@ extension HelperService {
         .notice,
         "localauth-helper names its caller (pid \(callerPID)) service \(service) on terminal "
           + "\(tty.isEmpty ? "none" : tty) from the kernel (\(program.reason)), not service "
-          + "\(RequestOrigin.token(hello.service)) on terminal \(hello.tty.isEmpty ? "none" : RequestOrigin.token(hello.tty)) "
-          + "as its hello claims.")
+          + "\(RequestOrigin.token(hello.service)) on terminal "
+          + "\(hello.tty.isEmpty ? "none" : RequestOrigin.token(hello.tty)) as its hello claims.")
     }
     return (service, tty)
   }

@@ -57,8 +57,8 @@ public enum SystemProgram {
     }
 
     /// The name a request of this process goes by: the program's name when it is a system program, else its full
-    /// path (or "/proc/PID/exe" when that cannot be read or is not absolute), which holds a '/' and so never equals a service name
-    /// (a PAM service is a file name in /etc/pam.d).
+    /// path (or "/proc/PID/exe" when that cannot be read or is not absolute), which holds a '/' and so never
+    /// equals a service name (a PAM service is a file name in /etc/pam.d).
     public func serviceName(pid: Int32) -> String {
       if let name { return name }
       return path.hasPrefix("/") ? path : "/proc/\(pid)/exe"
