@@ -39,7 +39,10 @@ struct AppBench {
       Spawn.setup(["/usr/bin/install", "-m", "0755", appBuilt, app]),
       Spawn.setup(["/bin/cp", "-a", "/etc/security", folder + "/etc-security"])
     else { throw SetupError("Cannot install the helper or copy /etc/security under \(folder).") }
-    try writeFile(folder + "/etc-security/localauth.conf", "state_dir=\(state)\ntimeout=10\n", mode: 0o644)
+    // An app's own dialog counts only for a system program named in gui_services= (docs/HELPER.md, "What the helper
+    // believes"): in each run's mount namespace la-app is bound at /usr/libexec/la-app, on a tmpfs of root's.
+    try writeFile(
+      folder + "/etc-security/localauth.conf", "state_dir=\(state)\ntimeout=10\ngui_services=la-app\n", mode: 0o644)
     _ = try BenchState(root: state, user: user.name, modality: .touchID, items: ["right-index"], passcode: passcode, cost: cost)
     let ctl = paths.ctl
     let secret = folder + "/secret.in"
@@ -58,8 +61,11 @@ struct AppBench {
     }
     // Each run starts a login session of its own (as scripts/login-session.sh does): a user's process in no login
     // session is not taken as local, and would get no finger (docs/RULES.md, "Remote sessions").
-    let script = "echo 0 > /proc/self/loginuid && mount --bind \"$0\" /etc/security && exec \"$@\""
-    let asRoot = [unshare, "--mount", "--propagation", "private", "/bin/sh", "-c", script, folder + "/etc-security"]
+    let script = "echo 0 > /proc/self/loginuid && mount --bind \"$0\" /etc/security && "
+      + "mount -t tmpfs -o mode=0755,size=64k tmpfs /usr/libexec && : > /usr/libexec/la-app && "
+      + "mount --bind \"$1\" /usr/libexec/la-app && shift && exec \"$@\""
+    let asRoot = [unshare, "--mount", "--propagation", "private", "/bin/sh", "-c", script, folder + "/etc-security", app]
+    let bound = "/usr/libexec/la-app"
     let asUser = asRoot + [setpriv, "--reuid", String(user.uid), "--regid", String(user.gid), "--clear-groups"]
     let environment = Spawn.baseEnvironment + ["LOCALAUTH_HELPER=" + helper]
     let log = folder + "/runs.log"
@@ -68,7 +74,7 @@ struct AppBench {
       let toucher = Spawn.start(
         [ctl, "touch", who, "right-index", "--quality", "1", "--wait", "10", "--state-dir", state],
         environment: Spawn.baseEnvironment)
-      let run = Spawn.run(prefix + [app] + arguments, environment: environment, logPath: log)
+      let run = Spawn.run(prefix + [bound] + arguments, environment: environment, logPath: log)
       Spawn.reap(toucher)
       return run
     }
@@ -77,13 +83,13 @@ struct AppBench {
     }
     func read(_ prefix: [String], _ who: String) -> ProcessResult { touched(prefix, who, ["dialog-read", "bench", "vault"]) }
     for prefix in [asUser, asRoot] {
-      let added = Spawn.run(prefix + [app, "add", "bench", "vault", "s3cret", "biometryAny"], environment: environment, logPath: log)
+      let added = Spawn.run(prefix + [bound, "add", "bench", "vault", "s3cret", "biometryAny"], environment: environment, logPath: log)
       guard added.exitCode == 0 else {
         throw SetupError("la-app could not add the keychain item: \((readText(log) ?? "").suffix(300))")
       }
     }
     func can(_ prefix: [String]) -> ProcessResult {
-      Spawn.run(prefix + [app, "can", "biometrics"], environment: environment, logPath: log)
+      Spawn.run(prefix + [bound, "can", "biometrics"], environment: environment, logPath: log)
     }
     let pairs = max(6, counts.passcodePairs / 2)
     let evaluation = alternate(pairs) { $0 == 0 ? evaluate(asUser, user.name) : evaluate(asRoot, "root") }

@@ -20,7 +20,8 @@ extension RealPAM {
       return try HostileAppClient(try HelperWorld(s))
     }
 
-    /// evaluatePolicy as an app with its own UI calls it (so the finger is asked without a terminal).
+    /// evaluatePolicy as an app with its own UI calls it (the claim alone asks no finger: the client is no system
+    /// program named in gui_services, so a finger needs the client in a terminal's foreground, `inTerminal`).
     static func evaluate(_ policy: AuthPolicy, extra: [(UInt8, [UInt8])] = []) -> String {
       var fields = AppFields()
       fields.set(Key.policy, byte: UInt8(policy.rawValue))
@@ -188,12 +189,12 @@ extension RealPAM {
     func forgedContextAndReplay() throws {
       try withSandbox { s in
         let driver = try prepare(s, Setups.ready)
-        let added = try driver.run(["hello", Self.addProtected, "reply"]).only
+        let added = try driver.run(["hello", Self.addProtected, "reply"], inTerminal: true).only
         #expect(added.replies == [.done(AppFields())], "\(added.frames)")
         #expect(added.items.count == 1 && Self.data(added).isEmpty, "an add returns the attributes only")
 
         // A fresh session reads at once: the finger is asked for; without one, no data.
-        let forged = try driver.run(["hello", Self.readProtected, "reply"])
+        let forged = try driver.run(["hello", Self.readProtected, "reply"], inTerminal: true)
         #expect(forged.only.requests.count == 1 && !forged.only.timedOut, "\(forged.run.stdout)")
         #expect(Self.data(forged.only).isEmpty, "\(forged.run.stdout)")
         guard case .keychain = try #require(forged.only.replies.last) else {
@@ -205,19 +206,19 @@ extension RealPAM {
         try s.touch()
         let a = try driver.run([
           "hello", Self.evaluate(.deviceOwnerAuthenticationWithBiometrics), "reply", Self.readProtected, "reply",
-        ])
+        ], inTerminal: true)
         guard a.only.replies.count == 2, case .evaluation(.success(.biometry), _) = a.only.replies[0] else {
           Issue.record("no match in session A: \(a.run.stdout)")
           return
         }
         #expect(a.only.requests.count == 1 && !a.only.timedOut, "one request, for the evaluation only: \(a.run.stdout)")
         #expect(Self.data(a.only) == ["s3cret"] && a.only.replies[1] == .done(AppFields()), "\(a.run.stdout)")
-        let b = try driver.run(["hello", Self.readProtected, "reply"])
+        let b = try driver.run(["hello", Self.readProtected, "reply"], inTerminal: true)
         #expect(b.only.requests.count == 1 && !b.only.timedOut, "\(b.run.stdout)")
         #expect(Self.data(b.only).isEmpty, "\(b.run.stdout)")
         // With the finger, B reads it: the refusals above are the missing finger, not a broken item.
         try s.touch()
-        let c = try driver.run(["hello", Self.readProtected, "reply"])
+        let c = try driver.run(["hello", Self.readProtected, "reply"], inTerminal: true)
         #expect(Self.data(c.only) == ["s3cret"], "\(c.run.stdout)")
       }
     }

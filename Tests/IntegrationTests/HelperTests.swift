@@ -26,15 +26,16 @@ extension RealPAM {
         try s.satisfyPasscodeRules()
         let world = try prepare(s, extraConfig: ["timeout=10"])
         try s.touch()
-        let run = try world.pamtester()
-        #expect(run.verdict == PAMText.verdict("PAM_SUCCESS"), "\(run.run.stderr)")
-        #expect(run.info.contains { $0.hasPrefix("Place your finger on the sensor") }, "\(run.info)")
-        #expect(!run.conversation.contains("Enter Passcode"))
+        // A request the user sees: pamtester in the foreground of its terminal (the helper believes the kernel only).
+        let run = try world.pamtesterInTerminal()
+        #expect(run.verdict == PAMText.verdict("PAM_SUCCESS"), "\(run.run.stdout)")
+        #expect(run.run.stdout.contains("Place your finger on the sensor"), "\(run.run.stdout)")
+        #expect(!run.run.stdout.contains("Enter Passcode"), "\(run.run.stdout)")
         #expect(try s.record()?.lastBiometricSuccess != nil)
       }
     }
 
-    @Test("the helper's prompt names the caller's service, tty and pid, and a touch reaches it only by its id")
+    @Test("the helper's prompt names the caller's executable, its terminal from the kernel and its pid, and a touch reaches it only by its id")
     func announcedPrompt() throws {
       try withSandbox { s in
         try s.setPasscode()
@@ -44,12 +45,16 @@ extension RealPAM {
         nonisolated(unsafe) var run: PamtesterRun?
         let done = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
-          run = try? world.pamtester(options: ["-I", "tty=/dev/pts/77"])
+          run = try? world.pamtesterInTerminal(options: ["-I", "tty=/dev/pts/77"])
           done.signal()
         }
         let prompt = try #require(try s.announcedPrompt(), "no prompt was announced")
-        #expect(prompt["service"] as? String == s.service)
-        #expect(prompt["tty"] as? String == "/dev/pts/77")
+        // pamtester runs with LD_PRELOAD (pam_wrapper): not a system program, so it goes by its full path; the
+        // PAM_TTY it claims is not its terminal.
+        let pamtester = URL(fileURLWithPath: Artifacts.pamtester).resolvingSymlinksInPath().path
+        #expect(prompt["service"] as? String == pamtester, "\(prompt)")
+        let tty = prompt["tty"] as? String ?? ""
+        #expect(tty.hasPrefix("/dev/pts/") && tty != "/dev/pts/77", "\(prompt)")
         #expect(prompt["requesterUid"] as? Int == Int(s.uid))
         let pid = try #require(prompt["pid"] as? Int)
         let command = try String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)
@@ -61,7 +66,7 @@ extension RealPAM {
         try s.ctl("touch", s.user, "right-index", "--quality", "1", "--prompt", try #require(prompt["id"] as? String))
         #expect(done.wait(timeout: .now() + 30) == .success)
         let result = try #require(run)
-        #expect(result.verdict == PAMText.verdict("PAM_SUCCESS"), "\(result.run.stderr)")
+        #expect(result.verdict == PAMText.verdict("PAM_SUCCESS"), "\(result.run.stdout)")
       }
     }
 

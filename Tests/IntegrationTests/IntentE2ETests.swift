@@ -81,7 +81,8 @@ struct IntentE2ETests {
     let run = try fixture.drive(["run:" + listed + touch.dropFirst("run:".count), "expect:" + SudoTests.rootMarker, "eof"])
     #expect(run.stepsCompleted, "\(run.transcript)")
     #expect(run.exitStatus == 0, "\(run.transcript)")
-    let approval = "run `/bin/sh -c 'printf 'LOCALAUTH-%s-uid%s\\x5cn' OK \"$(id -u)\"'` as root (sudo)"
+    // A quote inside an argument is \x27: the argument's own quotes are the only ones (issue 27, finding 5).
+    let approval = "run `/bin/sh -c 'printf \\x27LOCALAUTH-%s-uid%s\\x5cn\\x27 OK \"$(id -u)\"'` as root (sudo)"
     #expect(run.transcript.contains("Place your finger on the sensor to " + approval + "."), "\(run.transcript)")
     // `localauthctl prompts --json` listed the waiting prompt with the same text (JSON-quoted).
     #expect(run.transcript.contains("LISTED ["), "\(run.transcript)")
@@ -103,9 +104,9 @@ struct IntentE2ETests {
     let fingerLines = run.transcript.split(separator: "\n").filter { $0.contains("Place your finger on the sensor") }
     #expect(fingerLines.count == 1, "\(run.transcript)")
     #expect(fingerLines.first?.hasPrefix("Place your finger on the sensor to run `/bin/sh -c 'printf ") == true, "\(run.transcript)")
-    // The newline and the escape sequence are shown, not obeyed; the 80-character cap cuts the rest.
-    #expect(fingerLines.first?.contains("; exit 0\\x0a\\x1b[2K") == true, "\(run.transcript)")
-    #expect(fingerLines.first?.contains("...` as root (sudo).") == true, "\(run.transcript)")
+    // The newline and the escape sequence are shown, not obeyed; the 80-character cap cuts the rest, visibly.
+    #expect(fingerLines.first?.contains("; exit 0\\x0a\\x1b") == true, "\(run.transcript)")
+    #expect(fingerLines.first?.contains(" more bytes)` as root (sudo).") == true, "\(run.transcript)")
     #expect(!run.transcript.contains(forged), "\(run.transcript)")
   }
 }

@@ -23,7 +23,26 @@ final class AppSessionRun: @unchecked Sendable {
     #expect(setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &on, socklen_t(MemoryLayout<Int32>.size)) == 0)
   }
 
-  init(world: TestWorld, keychain: Keychain? = nil, passCredentials: Bool = true) throws {
+  /// The running system, except that the caller (`pid`, this process's parent) runs a system program named in
+  /// `gui_services=` (/usr/bin/NAME, root's, started cleanly): an app whose own dialog counts (`ownInterface`).
+  static func systemProgramCaller(_ pid: Int32) -> (system: RequestVisibility.System, name: String) {
+    let name = AppSession.executableName(pid)
+    let path = "/usr/bin/" + name
+    let file = SystemProgram.FileStatus(owner: 0, mode: 0o100755, device: 1, inode: 77)
+    var system = RequestVisibility.System(read: { path, limit in
+      path == "/proc/\(pid)/environ" ? [] : RequestVisibility.System.live.read(path, limit)
+    })
+    system.readLink = { $0 == "/proc/\(pid)/exe" ? path : SystemProgram.liveReadLink($0) }
+    system.status = { asked, follow in
+      asked == "/proc/\(pid)/exe" || asked == path ? file : SystemProgram.liveStatus(asked, follow)
+    }
+    return (system, name)
+  }
+
+  /// A session whose caller's own dialog counts (`systemProgramCaller`) unless `system` is given.
+  init(
+    world: TestWorld, keychain: Keychain? = nil, passCredentials: Bool = true, system: RequestVisibility.System? = nil
+  ) throws {
     var fds: [Int32] = [-1, -1]
     guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0 else {
       throw HelperProtocolError.io(errno)
@@ -32,10 +51,12 @@ final class AppSessionRun: @unchecked Sendable {
     app = HelperChannel(fd: fds[1])
     var options = Options()
     options.evaluation = world.settings
+    let caller = Self.systemProgramCaller(getppid())
+    options.guiServices = [caller.name]
     nonisolated(unsafe) let world = world
     nonisolated(unsafe) let session = AppSession(
       channel: HelperChannel(fd: fds[0], sender: getpid()), user: world.user, callerPID: getppid(), options: options,
-      log: world.log,
+      log: world.log, system: system ?? caller.system,
       build: { _, prompter, log in
         Dependencies(
           clock: world.clock, store: world.store, sensor: world.sensor, prompter: prompter, log: log,

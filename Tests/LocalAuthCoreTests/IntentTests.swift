@@ -130,8 +130,7 @@ struct IntentTests {
     #expect(phrase.hasPrefix("run `'id\\x0a\\x1b[2K\\x0dPlace your finger on the sensor to \\x60ls\\x60"))
     let long = try #require(Self.phrase(["sudo", String(repeating: "a", count: 500)]))
     let command = long.dropFirst("run `".count).prefix { $0 != "`" }
-    #expect(command.count == ApprovedCommand.maximumLength)
-    #expect(command.hasSuffix("..."))
+    #expect(command == String(repeating: "a", count: ApprovedCommand.maximumLength) + "... (cut: 420 more bytes)")
     #expect(ApprovedCommand.escape([Array("a\\b".utf8)]) == "a\\x5cb")
   }
 

@@ -2,11 +2,12 @@
 /// `apt upgrade` as root (sudo)"; for `su alice`, "open a shell as alice (su)". Read from the command line of the
 /// process that called PAM (/proc/PID/cmdline), as Apple's sheet names the app that asks.
 ///
-/// The command is escaped so that a crafted command line cannot forge the prompt's text or add lines: printable
-/// ASCII stays, a backtick or backslash and every other byte (control characters, escape sequences, any
-/// non-ASCII byte) becomes `\xNN`, and the result is cut to `maximumLength` characters.
+/// The command is escaped so that a crafted command line cannot forge the prompt's text, add lines or blur where
+/// an argument ends: printable ASCII stays, a `'`, a backtick or a backslash and every other byte (control
+/// characters, escape sequences, any non-ASCII byte) becomes `\xNN`, an argument with a space is single-quoted,
+/// and a command longer than `maximumLength` characters is cut visibly (`escape`).
 public enum ApprovedCommand {
-  /// The longest command shown, in characters, "..." included.
+  /// The longest command shown, in characters, before the "... (cut: N more bytes)" that ends a cut one.
   public static let maximumLength = 80
 
   /// The phrase after "Place your finger on the sensor to " for a request of `service` whose caller's command
@@ -131,33 +132,37 @@ public enum ApprovedCommand {
     return (command, target ?? "root", command.isEmpty)
   }
 
-  /// The arguments joined by spaces, each with a space, quote or nothing in it single-quoted, escaped and cut to
-  /// `maximumLength` characters.
+  /// The arguments joined by spaces, as one unambiguous line: an argument that is empty or holds a space is
+  /// single-quoted; a `'`, a backtick, a backslash and every byte outside printable ASCII become `\xNN` (so `'`
+  /// only ever opens or closes a quoted argument, and `\x` only ever starts an escape). Past `maximumLength`
+  /// characters the line is cut before a whole byte's escape and never inside a UTF-8 character, and ends with
+  /// "... (cut: N more bytes)", N counting the command's bytes left out.
   public static func escape(_ arguments: [[UInt8]]) -> String {
-    var pieces: [String] = []
+    // Each piece: its text, how many of the command's bytes it shows, and whether a cut may come before it.
+    var pieces: [(text: String, bytes: Int, cuttable: Bool)] = []
     for (number, argument) in arguments.enumerated() {
-      if number > 0 { pieces.append(" ") }
-      let quoted = argument.isEmpty || argument.contains(UInt8(ascii: " ")) || argument.contains(UInt8(ascii: "'"))
-      if quoted { pieces.append("'") }
+      if number > 0 { pieces.append((" ", 1, true)) }
+      let quoted = argument.isEmpty || argument.contains(UInt8(ascii: " "))
+      if quoted { pieces.append(("'", 0, true)) }
       for byte in argument {
-        if byte >= 0x20 && byte < 0x7F && byte != UInt8(ascii: "`") && byte != UInt8(ascii: "\\") {
-          pieces.append(String(UnicodeScalar(byte)))
-        } else {
-          pieces.append("\\x" + hex(byte))
-        }
+        let plain = byte >= 0x20 && byte < 0x7F && byte != UInt8(ascii: "`") && byte != UInt8(ascii: "\\")
+          && byte != UInt8(ascii: "'")
+        pieces.append((plain ? String(UnicodeScalar(byte)) : "\\x" + hex(byte), 1, byte & 0xC0 != 0x80))
       }
-      if quoted { pieces.append("'") }
+      if quoted { pieces.append(("'", 0, false)) }
     }
-    var result = ""
+    let total = pieces.reduce(0) { $0 + $1.text.utf8.count }
+    if total <= maximumLength { return pieces.map { $0.text }.joined() }
+    var kept = 0
     var length = 0
-    let total = pieces.reduce(0) { $0 + $1.utf8.count }
-    if total <= maximumLength { return pieces.joined() }
-    for piece in pieces {
-      guard length + piece.utf8.count <= maximumLength - 3 else { break }
-      result += piece
-      length += piece.utf8.count
+    for (index, piece) in pieces.enumerated() {
+      if length + piece.text.utf8.count > maximumLength { break }
+      length += piece.text.utf8.count
+      if index + 1 == pieces.count || pieces[index + 1].cuttable { kept = index + 1 }
     }
-    return result + "..."
+    let shown = pieces[..<kept]
+    let left = pieces.reduce(0) { $0 + $1.bytes } - shown.reduce(0) { $0 + $1.bytes }
+    return shown.map { $0.text }.joined() + "... (cut: \(left) more bytes)"
   }
 
   private static func hex(_ byte: UInt8) -> String {

@@ -26,6 +26,10 @@ public struct UserAuthentication {
   public var remoteVariables: [String: String]
   /// The /proc reads of the intent check and of the approved command (tests feed fake files).
   public var processes: RequestVisibility.System = .live
+  /// True when the prompt may name the caller's command ("run `apt upgrade` as root (sudo)", `ApprovedCommand`):
+  /// only in the module's own process, inside the real setuid su or sudo. localauth-helper sets it false: its
+  /// caller's command line is the caller's word.
+  public var namesCommand = true
   /// The remote-session decision for a runtime folder; nil for the system's (`remoteSession(runtimeRoot:)`).
   public var remoteDetection: ((_ runtimeRoot: String) -> RemoteSession.Verdict)?
 
@@ -79,7 +83,7 @@ public struct UserAuthentication {
     // docs/RULES.md, "Intent": the prompt names what the finger approves, and a request the person at the machine
     // cannot see gets no finger.
     var origin = self.origin
-    if let cmdline = processes.read("/proc/\(origin.processID)/cmdline", 1 << 17),
+    if namesCommand, let cmdline = processes.read("/proc/\(origin.processID)/cmdline", 1 << 17),
       let phrase = ApprovedCommand.phrase(cmdline: cmdline, service: service)
     {
       origin.approval = phrase

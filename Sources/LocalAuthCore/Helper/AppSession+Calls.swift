@@ -33,7 +33,7 @@ extension AppSession {
     if !remote.isRemote, dependencies.sensor.modality != nil {
       let visibility = RequestVisibility.check(
         RequestVisibility.Input(
-          service: application, processID: callerPID, guiServices: ownInterface ? [application] : []),
+          service: application, processID: callerPID, guiServices: ownInterface ? ownDialogServices() : []),
         system: system)
       if !visibility.isVisible {
         request.hidden = true
@@ -43,6 +43,20 @@ extension AppSession {
       }
     }
     return request
+  }
+
+  /// The services whose request counts as shown by the app's own dialog: the app's name when its executable is a
+  /// system program (`SystemProgram`) named in `gui_services=`, else none, and the terminal rule decides. An app's
+  /// claim of a dialog (`ownInterface`) is its own word; what it runs is the kernel's.
+  func ownDialogServices() -> [String] {
+    let program = SystemProgram.check(callerPID, system: system)
+    guard let name = program.name, RequestOrigin.token(name) == application, options.guiServices.contains(name) else {
+      log.log(
+        .info, "App \(application) (pid \(callerPID)) claims its own dialog, which counts only for a system program "
+          + "named in gui_services: \(program.reason).")
+      return []
+    }
+    return [application]
   }
 
   /// Whether the app runs in a remote session: its terminal's utmp record, the login session and the ledger, the

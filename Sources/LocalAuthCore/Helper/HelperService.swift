@@ -18,6 +18,9 @@ public struct HelperService {
   public var callerPID: Int32
   /// The helper's log.
   public var log: AuthLog
+  /// The /proc reads that name the caller (its executable and terminal) and decide its request's visibility; tests
+  /// feed fake files.
+  public var processes: RequestVisibility.System = .live
 
   /// Describes a service.
   public init(channel: HelperChannel, realUserName: String?, callerPID: Int32, log: AuthLog) {
@@ -100,17 +103,43 @@ public struct HelperService {
       return .fault(.configuration)
     }
     let dependencies = build(options, ChannelPrompter(channel: channel), log)
+    let caller = callerName(hello)
     let origin = RequestOrigin.current(
-      service: hello.service, tty: hello.tty, remoteHost: hello.remoteHost, processID: callerPID)
-    let authentication = UserAuthentication(
-      userName: realUserName, service: hello.service, tty: hello.tty, remoteHost: hello.remoteHost, origin: origin,
+      service: caller.service, tty: caller.tty, remoteHost: hello.remoteHost, processID: callerPID)
+    var authentication = UserAuthentication(
+      userName: realUserName, service: caller.service, tty: caller.tty, remoteHost: hello.remoteHost, origin: origin,
       remoteVariables: hello.remoteVariables)
+    authentication.processes = processes
+    authentication.namesCommand = false
     do {
       return .decided(try authentication.run(options: options, dependencies: dependencies, userExists: userExists))
     } catch {
       log.log(.error, "localauth-helper could not authenticate user \(realUserName): \(error)")
       return .fault(HelperFault(error))
     }
+  }
+}
+
+extension HelperService {
+  /// The service and terminal a PAM-mode request goes by, from the kernel alone (docs/HELPER.md, "What the helper
+  /// believes"): the caller's executable's name when it is a system program (`SystemProgram`), else its full path,
+  /// which never equals a service name; and the caller's controlling terminal (/proc/PID/stat), or "" without one.
+  /// The hello's service and tty stay on the wire but name nothing; one line is logged when they claim otherwise.
+  func callerName(_ hello: HelperHello) -> (service: String, tty: String) {
+    let program = SystemProgram.check(callerPID, system: processes)
+    let service = RequestOrigin.token(program.serviceName(pid: callerPID))
+    let stat = RequestVisibility.processTerminal(callerPID, processes)
+    let tty = stat.map { $0.terminal == 0 ? "" : "/dev/" + $0.terminalName } ?? ""
+    let claimedTTY = hello.tty.isEmpty || hello.tty.hasPrefix("/") ? hello.tty : "/dev/" + hello.tty
+    if RequestOrigin.token(hello.service) != service || claimedTTY != tty {
+      log.log(
+        .notice,
+        "localauth-helper names its caller (pid \(callerPID)) service \(service) on terminal "
+          + "\(tty.isEmpty ? "none" : tty) from the kernel (\(program.reason)), not service "
+          + "\(RequestOrigin.token(hello.service)) on terminal "
+          + "\(hello.tty.isEmpty ? "none" : RequestOrigin.token(hello.tty)) as its hello claims.")
+    }
+    return (service, tty)
   }
 }
 

@@ -46,6 +46,11 @@ public enum RequestVisibility {
   public struct System: Sendable {
     /// The contents of a file of at most `limit` bytes; nil when it is missing, unreadable or larger.
     public var read: @Sendable (_ path: String, _ limit: Int) -> [UInt8]?
+    /// The target of a symbolic link (/proc/PID/exe); nil when it cannot be read (`SystemProgram`).
+    public var readLink: @Sendable (_ path: String) -> String? = SystemProgram.liveReadLink
+    /// What stat(2) (`follow`) or lstat(2) says of a file; nil when it fails (`SystemProgram`).
+    public var status: @Sendable (_ path: String, _ follow: Bool) -> SystemProgram.FileStatus? =
+      SystemProgram.liveStatus
 
     /// Describes a system.
     public init(read: @escaping @Sendable (String, Int) -> [UInt8]?) { self.read = read }
@@ -66,11 +71,14 @@ public enum RequestVisibility {
     var terminalName: String { RequestVisibility.terminalName(terminal) }
   }
 
-  /// The default `gui_services=`: services whose application shows its own prompt without a terminal.
+  /// The default `gui_services=`: services whose application shows its own prompt without a terminal. For a helper
+  /// caller or an app the name is its executable's, and counts only for a system program (`SystemProgram`):
+  /// KDE's locker asks as service `kde` from its executable `kscreenlocker_greet`.
   public static let defaultGUIServices = [
     "gdm-password", "gdm-fingerprint", "gdm-smartcard", "gdm-autologin", "lightdm", "lightdm-greeter", "sddm",
     "sddm-greeter", "polkit-1", "xscreensaver", "gnome-screensaver", "cinnamon-screensaver", "mate-screensaver",
-    "xfce4-screensaver", "kde", "kscreenlocker", "swaylock", "i3lock", "hyprlock", "cosmic-greeter", "greetd",
+    "xfce4-screensaver", "kde", "kscreenlocker", "kscreenlocker_greet", "swaylock", "i3lock", "hyprlock",
+    "cosmic-greeter", "greetd",
   ]
 
   /// Whether the request of `input` is visible, and why.

@@ -3,7 +3,7 @@ import Foundation
 /// A hostile caller of localauth-helper: a Python script, run as the test user, that starts the helper on a
 /// socket pair as pam_localauth would, and then does what each step says instead of following the protocol.
 ///
-/// Leading `env:NAME=VALUE` arguments set the helper's environment (and only the helper's). Steps: `hello:USER` (a well-formed hello), `raw:HEX` (any bytes), `shut` (close our sending side),
+/// Leading `env:NAME=VALUE` arguments set the helper's environment (and only the helper's). Steps: `hello:USER` (a well-formed hello), `claim:USER,SERVICE,TTY` (a hello naming a service and a terminal), `raw:HEX` (any bytes), `shut` (close our sending side),
 /// `answer:TEXT` (wait for the secret prompt, then answer), `kill:MS` (SIGKILL after MS ms), `stopcont:MS`
 /// (SIGSTOP after MS ms, SIGCONT 300 ms later). It then prints every message left (`msg TAG HEX`), the exit
 /// status, and the helper's standard output and error in hex.
@@ -37,6 +37,9 @@ struct HelperDriver {
         kind, _, arg = step.partition(":")
         try:
             if kind == "hello": ours.sendall(frame(1, b"\0".join([b"localauth-helper 1", arg.encode(), b"driver", b"", b""])))
+            elif kind == "claim":
+                user, service, tty = arg.split(",")
+                ours.sendall(frame(1, b"\0".join([b"localauth-helper 1", user.encode(), service.encode(), tty.encode(), b""])))
             elif kind == "raw": ours.sendall(bytes.fromhex(arg))
             elif kind == "shut": ours.shutdown(socket.SHUT_WR)
             elif kind == "answer":

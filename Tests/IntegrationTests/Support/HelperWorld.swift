@@ -18,9 +18,9 @@ struct HelperWorld {
   let etcSecurity: String
 
   /// Installs the helper (mode 4755, or 0755 when `setuid` is false) and writes the configuration the helper
-  /// will read: the sandbox's state folder, a 1 s sensor timeout and `extraConfig`. The helper reads no module
-  /// argument, so its `gui_services=` names the sandbox's service here: pamtester's scripted conversation, with
-  /// no terminal, is this test's UI (docs/RULES.md, "Intent"); other services (vlock in tmux) are checked for real.
+  /// will read: the sandbox's state folder, a 1 s sensor timeout and `extraConfig`. Its `gui_services=` names the
+  /// sandbox's service, which no helper caller can claim (the helper names its caller from the kernel): a visible
+  /// request runs in a terminal (`inRootTerminal`, vlock in tmux), as for real (docs/RULES.md, "Intent").
   init(_ sandbox: Sandbox, setuid: Bool = true, extraConfig: [String] = []) throws {
     self.sandbox = sandbox
     let bin = sandbox.root + "/bin"

@@ -216,8 +216,10 @@ struct HostileAppClient {
   }
 
   /// Runs the steps as the test user; `devLog` as in `HelperWorld.asUser`.
-  func run(_ steps: [String], devLog: SyslogSocket? = nil, timeout: Double = 120) throws -> Outcome {
-    Outcome(
+  func run(_ steps: [String], devLog: SyslogSocket? = nil, timeout: Double = 120, inTerminal: Bool = false) throws -> Outcome {
+    // In a terminal (root-held, the client in its foreground) a request is visible: the finger may be asked.
+    if inTerminal { return Outcome(run: try world.inRootTerminal("/usr/bin/python3", [scriptPath, world.helper] + steps)) }
+    return Outcome(
       run: try world.asUser("/usr/bin/python3", [scriptPath, world.helper] + steps, timeout: timeout, devLog: devLog))
   }
 
