@@ -25,6 +25,7 @@ extension Options {
     lines.append("nodelay=\(noDelay ? "yes" : "no")")
     lines.append("parallel_passcode=\(e.parallelPasscode ? "yes" : "no")")
     lines.append("gui_services=\(guiServices.joined(separator: ","))")
+    lines.append("terminal_programs=\(terminalPrograms.joined(separator: ","))")
     lines.append("confirm=\(confirm ? "yes" : "no")")
     lines.append("helper=\(helperPath)")
     return lines

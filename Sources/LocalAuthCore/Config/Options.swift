@@ -34,6 +34,9 @@ public struct Options: Equatable, Sendable {
   /// PAM services whose application shows its own prompt without a terminal (`gui_services=`): their requests
   /// are visible without one (RequestVisibility).
   public var guiServices = RequestVisibility.defaultGUIServices
+  /// Terminal emulators, by the name of their executable, that show a pseudo-terminal to the person at the
+  /// machine (`terminal_programs=`; TerminalWatch).
+  public var terminalPrograms = RequestVisibility.defaultTerminalPrograms
   /// The user presses Enter before the finger is asked for (`confirm`).
   public var confirm = false
   /// localauth-helper, which the module runs when it cannot read the state itself (an unprivileged caller).
@@ -352,6 +355,12 @@ public enum OptionParser {
       let names = $1.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
       guard $1.isEmpty || names.allSatisfy(isValidItemName) else { return false }
       $0.guiServices = $1.isEmpty ? [] : names
+      return true
+    },
+    OptionSpec(key: "terminal_programs", takesValue: true, expected: "program names separated by commas") {
+      let names = $1.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+      guard $1.isEmpty || names.allSatisfy(isValidItemName) else { return false }
+      $0.terminalPrograms = $1.isEmpty ? [] : names
       return true
     },
     OptionSpec(key: "confirm", takesValue: false, expected: "") {

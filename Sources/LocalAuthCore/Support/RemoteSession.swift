@@ -43,6 +43,8 @@ public enum RemoteSession {
     public var isRemote: Bool
     /// Why, as a phrase ("ancestor process 812 is sshd").
     public var reason: String
+    /// True when the session is not local only because there is no session ledger (the administrator is told).
+    public var missingLedger: Bool { reason.hasPrefix(RemoteSession.missingLedger) }
 
     /// Describes a decision.
     public init(isRemote: Bool, reason: String) {
