@@ -209,6 +209,28 @@ struct IntentTests {
     ])
   }
 
+  @Test("no ledger, no finger: a user's login session gets the passcode, with one notice naming the session line")
+  func noLedgerGetsPasscode() throws {
+    let world = try TestWorld()
+    try world.prime()
+    world.present(world.genuine())
+    world.prompter.enqueue(TestWorld.passcode)
+    var options = Options()
+    options.policy = .deviceOwnerAuthentication
+    options.evaluation = world.settings
+    var authentication = UserAuthentication(
+      userName: world.user.value, service: "sudo", tty: "/dev/pts/3", remoteHost: "",
+      origin: RequestOrigin(service: "sudo", tty: "/dev/pts/3", requesterUID: 1000, requesterName: world.user.value, processID: 200),
+      remoteVariables: [:])
+    authentication.processes = Self.foregroundSudo().system
+    let reason = RemoteSession.missingLedger + " cannot tell whether login session 12 of uid 1000 was opened at the machine"
+    authentication.remoteDetection = { _ in RemoteSession.Verdict(isRemote: true, reason: reason) }
+    #expect(try authentication.run(options: options, dependencies: world.dependencies, userExists: { _ in true })
+      == .evaluated(.success(.passcode)))
+    #expect(world.sensor.pending.count == 1)
+    #expect(world.log.lines(atLeast: .notice).filter { $0.contains("no ledger") } == ["No finger is asked of user alice: \(reason)."])
+  }
+
   @Test("a hidden request under deviceOwnerAuthenticationWithBiometrics is biometryNotAvailable")
   func hiddenBiometricsOnly() throws {
     let world = try TestWorld()

@@ -178,7 +178,8 @@ enum TerminalWatch {
   /// True for an executable under /usr or /bin that root owns and nobody else may write (a program the
   /// administrator installed, not a copy of the user's), as /proc/PID/exe names it (" (deleted)" is not).
   static func isSystemProgram(_ path: String, _ system: System) -> Bool {
-    guard path.hasPrefix("/usr/") || path.hasPrefix("/bin/"), !path.hasSuffix(" (deleted)"), !path.contains("/../"),
+    guard path.hasPrefix("/usr/") || path.hasPrefix("/bin/"), !path.hasSuffix(" (deleted)"),
+      !path.split(separator: "/").contains(where: { $0 == ".." }),
       let owner = system.owner(path)
     else { return false }
     return owner.uid == 0 && owner.mode & 0o022 == 0
