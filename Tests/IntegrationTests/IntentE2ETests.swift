@@ -69,7 +69,9 @@ struct IntentE2ETests {
       while [ $i -lt 200 ] && ! grep -q -e 'Enter Passcode' -e 'Place your finger' "$t"; do sleep 0.1; i=$((i+1)); done
       sleep 0.3
       echo TYPESCRIPT-BEGIN; cat "$t"; echo; echo TYPESCRIPT-END
-      kill -TERM $s; wait $s; rm -f "$t"; echo SCRIPT-DONE
+      kill -TERM $s; wait $s; rm -f "$t"
+      i=0; while [ $i -lt 100 ] && pgrep -U "$(id -u)" -x sudo >/dev/null; do sleep 0.1; i=$((i+1)); done
+      echo SCRIPT-DONE
       """#
     let run = try fixture.drive(
       [Self.promptsProbe(SudoTests.userName, state: fixture.state), "expect:^TYPESCRIPT-END", "expect:SCRIPT-DONE", "eof"],

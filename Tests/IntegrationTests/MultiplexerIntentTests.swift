@@ -11,7 +11,9 @@ extension IntentE2ETests {
     let body = #"""
       d=$(mktemp -d) || exit 1
       TERM=xterm tmux -f /dev/null -S "$d/s" new-session -s main "$0"
-      rm -rf "$d"; echo TMUX-DONE
+      rm -rf "$d"
+      i=0; while [ $i -lt 100 ] && pgrep -U "$(id -u)" -x sudo >/dev/null; do sleep 0.1; i=$((i+1)); done
+      echo TMUX-DONE
       """#
     return ["/bin/sh", "-c", body, command]
   }
