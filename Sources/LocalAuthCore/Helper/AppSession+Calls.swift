@@ -30,7 +30,8 @@ extension AppSession {
     if !remote.isRemote, dependencies.sensor.modality != nil, request.interactionAllowed {
       let visibility = RequestVisibility.check(
         RequestVisibility.Input(
-          service: application, processID: callerPID, guiServices: ownInterface ? [application] : []),
+          service: application, processID: callerPID, guiServices: ownInterface ? [application] : [],
+          terminalPrograms: options.terminalPrograms),
         system: system)
       if !visibility.isVisible {
         request.hidden = true
