@@ -96,6 +96,10 @@ struct LoginSessionTests {
     login.process(101, "agetty", parent: 1)
     login.process(1, "systemd", parent: 0)
     #expect(!detect(login, tty: "tty1").isRemote)
+    // The session being opened (recordOpening) is judged by the other signals: the missing ledger is not one.
+    var opening = detached().system
+    opening.judgesOpening = true
+    #expect(!RemoteSession.detect(RemoteSession.Input(processID: 100), system: opening).isRemote)
     // With a ledger, a recorded local user session is local.
     var recorded = detached()
     recorded.ledger = [12: .local]

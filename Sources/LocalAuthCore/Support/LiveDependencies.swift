@@ -69,6 +69,7 @@ extension SessionLedger {
     // The session's own entry cannot be asked while it is being written: judge it as if there were no ledger.
     var opening = live
     opening.sessionLedger = { _ in .noLedger }
+    opening.judgesOpening = true
     opening.remembersProcesses = false
     var found: [String: String] = [:]
     for name in RemoteSession.variables { found[name] = environment(name) }

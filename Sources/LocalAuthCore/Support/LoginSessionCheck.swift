@@ -42,6 +42,7 @@ extension RemoteSession {
         + "was installed, or by a stack without it)"
     case .noLedger:
       if let network = networkLogin(in: session, system) { return network }
+      if system.judgesOpening { return nil }
       guard let owner = loginUID(pid, system), owner == 0 else {
         let whose = loginUID(pid, system).map { "of uid \($0)" } ?? "of an unreadable login uid"
         return missingLedger + " cannot tell whether login session \(session) \(whose) was opened at the machine"
