@@ -54,6 +54,35 @@ struct IntentE2ETests {
     #expect(!run.transcript.contains("RAN-42"), "\(run.transcript)")
   }
 
+  @Test("`setsid -f script -qfc \"sudo -k …\"` with no terminal: no finger prompt, no prompt listed")
+  func sudoInScriptWithoutTerminal() throws {
+    // Issue 27, finding 6: sudo and its shell are in the foreground of script's new pseudo-terminal, but script,
+    // which holds its master, has no terminal: nobody watches it. sudo asks for the passcode on that terminal,
+    // which the test reads from the typescript; then script is ended by its pid (its sudo gets SIGHUP).
+    let fixture = try SudoTests.Fixture(passcodeFirst: false)
+    defer { fixture.tearDown() }
+    let body = #"""
+      t=$(mktemp) || exit 1
+      setsid script -qfc "sudo -k /bin/sh -c 'echo RAN-\$((6*7))'; true" "$t" </dev/null >/dev/null 2>&1 &
+      s=$!
+      i=0
+      while [ $i -lt 200 ] && ! grep -q -e 'Enter Passcode' -e 'Place your finger' "$t"; do sleep 0.1; i=$((i+1)); done
+      sleep 0.3
+      echo TYPESCRIPT-BEGIN; cat "$t"; echo; echo TYPESCRIPT-END
+      kill -TERM $s; wait $s; rm -f "$t"
+      i=0; while [ $i -lt 100 ] && pgrep -U "$(id -u)" -x sudo >/dev/null; do sleep 0.1; i=$((i+1)); done
+      echo SCRIPT-DONE
+      """#
+    let run = try fixture.drive(
+      [Self.promptsProbe(SudoTests.userName, state: fixture.state), "expect:^TYPESCRIPT-END", "expect:SCRIPT-DONE", "eof"],
+      command: ["/bin/sh", "-c", body])
+    #expect(run.stepsCompleted, "\(run.transcript)")
+    #expect(!run.transcript.contains("Place your finger"), "\(run.transcript)")
+    #expect(run.transcript.contains("Enter Passcode"), "\(run.transcript)")
+    #expect(run.transcript.contains("PROMPTS-NONE"), "\(run.transcript)")
+    #expect(!run.transcript.contains("RAN-42"), "\(run.transcript)")
+  }
+
   @Test("`sudo -S …` (also with -b, the CVE's background sudo) from a script without a terminal: no finger prompt, no prompt listed",
     arguments: ["-S -k", "-S -b -k"])
   func sudoFromScriptWithoutTerminal(options: String) throws {

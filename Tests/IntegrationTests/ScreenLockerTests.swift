@@ -178,10 +178,15 @@ final class VlockInTmux {
     // unblocks every signal and restores the default actions.
     let script = "for fd in /proc/$$/fd/*; do fd=${fd##*/}; if [ \"$fd\" -gt 2 ]; then eval \"exec $fd>&-\"; fi; done; "
       + "mount --bind \"$0\" /etc/security && mount --bind \"$1\" /etc/pam.d && "
-      + "exec /usr/bin/setpriv --reuid \"$2\" --regid \"$3\" --clear-groups /usr/bin/env --default-signal -i HOME=/ USER=\"$4\" "
+      + "/usr/bin/setpriv --reuid \"$2\" --regid \"$3\" --clear-groups /usr/bin/env --default-signal -i HOME=/ USER=\"$4\" "
       + "LOGNAME=\"$4\" SHELL=/bin/sh PATH=/usr/bin:/bin TERM=xterm LANG=C "
       + "/usr/bin/tmux -f /dev/null -S \"$5\" new-session -d -s lock -x 100 -y 30 "
-      + "\"VLOCK_CURRENT_MESSAGE=LOCKED $6; echo VLOCK_EXIT=\\$?; sleep 300\""
+      + "\"VLOCK_CURRENT_MESSAGE=LOCKED $6; echo VLOCK_EXIT=\\$?; sleep 300\" && "
+      // Someone watches the pane (docs/RULES.md, "Intent"): the user's tmux client attached on a terminal root's
+      // script holds, as a console would show it. It ends with the server (kill-server at the end).
+      + "exec /usr/bin/setsid -f /usr/bin/script -qfc \"exec /usr/bin/setpriv --reuid $2 --regid $3 --clear-groups "
+      + "/usr/bin/env --default-signal -i HOME=/ USER=$4 LOGNAME=$4 PATH=/usr/bin:/bin TERM=xterm LANG=C "
+      + "/usr/bin/tmux -f /dev/null -S $5 attach -t lock\" /dev/null </dev/null >/dev/null 2>&1"
     let run = try Run.program(
       "/usr/bin/unshare",
       ["--mount", "--propagation", "private", "/bin/bash", "-c", script, world.etcSecurity, pamDir, "\(sandbox.uid)",

@@ -9,6 +9,11 @@ struct IntentTests {
   /// A fake /proc: stat, status and cmdline files per pid.
   struct FakeProc {
     var files: [String: [UInt8]] = [:]
+    /// Symbolic links (/proc/PID/exe, /proc/PID/fd/N) and folders (/proc/PID/fd) by path.
+    var links: [String: String] = [:]
+    var folders: [String: [String]] = [:]
+    /// Owner and mode of executables by path.
+    var owners: [String: (uid: UInt32, mode: UInt32)] = [:]
 
     /// A process: its stat line (name, parent, group, terminal device, the terminal's foreground group), its
     /// real uid and its command line.
@@ -23,9 +28,38 @@ struct IntentTests {
       files["/proc/\(pid)/cmdline"] = cmdline.flatMap { Array($0.utf8) + [0] }
     }
 
+    /// `pid` runs the executable `path` (owned by `owner`, with mode `mode`).
+    mutating func exe(_ pid: Int32, _ path: String, owner: UInt32 = 0, mode: UInt32 = 0o755) {
+      links["/proc/\(pid)/exe"] = path
+      owners[path] = (owner, mode)
+    }
+
+    /// `pid` holds the master of pts/`index` as descriptor `fd`.
+    mutating func holdMaster(_ pid: Int32, _ index: Int, fd: Int = 5) {
+      folders["/proc/\(pid)/fd", default: []].append("\(fd)")
+      links["/proc/\(pid)/fd/\(fd)"] = "/dev/ptmx"
+      files["/proc/\(pid)/fdinfo/\(fd)"] = Array("pos:\t0\nflags:\t02\nmnt_id:\t24\nino:\t5\ntty-index:\t\(index)\n".utf8)
+    }
+
+    /// `pid` has the terminal `/dev/NAME` open as descriptor `fd`.
+    mutating func open(_ pid: Int32, _ name: String, fd: Int) {
+      folders["/proc/\(pid)/fd", default: []].append("\(fd)")
+      links["/proc/\(pid)/fd/\(fd)"] = "/dev/" + name
+    }
+
     var system: RequestVisibility.System {
       let files = files
-      return RequestVisibility.System(read: { path, limit in files[path].flatMap { $0.count <= limit ? $0 : nil } })
+      let links = links
+      var folders = folders
+      folders["/proc"] = files.keys.compactMap { path -> String? in
+        let parts = path.split(separator: "/")
+        return parts.count == 3 && parts[2] == "stat" ? String(parts[1]) : nil
+      }.sorted()
+      let listed = folders
+      let owners = owners
+      return RequestVisibility.System(
+        read: { path, limit in files[path].flatMap { $0.count <= limit ? $0 : nil } }, readLink: { links[$0] },
+        list: { path, limit in listed[path].map { Array($0.prefix(limit)) } }, owner: { owners[$0] })
     }
   }
 
@@ -36,7 +70,11 @@ struct IntentTests {
   /// sudo (pid 200, uid 1000) in the foreground of pts/3 below a shell (pid 100) on pts/3.
   static func foregroundSudo() -> FakeProc {
     var proc = FakeProc()
-    proc.add(100, "bash", parent: 1, group: 100, tty: pts3, foreground: 200, cmdline: ["-bash"])
+    // The terminal emulator (pid 50) holds pts/3's master and shows it.
+    proc.add(50, "gnome-terminal-", parent: 1, group: 50, tty: 0, foreground: -1)
+    proc.exe(50, "/usr/libexec/gnome-terminal-server")
+    proc.holdMaster(50, 3)
+    proc.add(100, "bash", parent: 50, group: 100, tty: pts3, foreground: 200, cmdline: ["-bash"])
     proc.add(200, "sudo", parent: 100, group: 200, tty: pts3, foreground: 200, cmdline: ["sudo", "apt", "upgrade"])
     return proc
   }
@@ -168,6 +206,28 @@ struct IntentTests {
       "No finger is asked of user alice for service sudo: process 200 (sudo) is in background process group 200 of "
         + "pts/3, whose foreground group is 100, so the request is not visible at the machine."
     ])
+  }
+
+  @Test("no ledger, no finger: a user's login session gets the passcode, with one notice naming the session line")
+  func noLedgerGetsPasscode() throws {
+    let world = try TestWorld()
+    try world.prime()
+    world.present(world.genuine())
+    world.prompter.enqueue(TestWorld.passcode)
+    var options = Options()
+    options.policy = .deviceOwnerAuthentication
+    options.evaluation = world.settings
+    var authentication = UserAuthentication(
+      userName: world.user.value, service: "sudo", tty: "/dev/pts/3", remoteHost: "",
+      origin: RequestOrigin(service: "sudo", tty: "/dev/pts/3", requesterUID: 1000, requesterName: world.user.value, processID: 200),
+      remoteVariables: [:])
+    authentication.processes = Self.foregroundSudo().system
+    let reason = RemoteSession.missingLedger + " cannot tell whether login session 12 of uid 1000 was opened at the machine"
+    authentication.remoteDetection = { _ in RemoteSession.Verdict(isRemote: true, reason: reason) }
+    #expect(try authentication.run(options: options, dependencies: world.dependencies, userExists: { _ in true })
+      == .evaluated(.success(.passcode)))
+    #expect(world.sensor.pending.count == 1)
+    #expect(world.log.lines(atLeast: .notice).filter { $0.contains("no ledger") } == ["No finger is asked of user alice: \(reason)."])
   }
 
   @Test("a hidden request under deviceOwnerAuthenticationWithBiometrics is biometryNotAvailable")

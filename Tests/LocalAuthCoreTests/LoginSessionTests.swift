@@ -62,7 +62,10 @@ struct LoginSessionTests {
     fake.utmp([(Int32(USER_PROCESS), "pts/4", "192.0.2.10")], pid: 500)
     #expect(detect(fake).reason == "utmp records a login from 192.0.2.10 in login session 12 (pid 500)")
     // Another session's login, an X display or a dead record is no sign.
+    // (Without a ledger a user's session is not local anyway: the same checks in root's login session.)
+    fake = detached(uid: 0)
     fake.process(500, "sshd", parent: 1, uid: 1000, session: 99)
+    fake.utmp([(Int32(USER_PROCESS), "pts/4", "192.0.2.10")], pid: 500)
     #expect(!detect(fake).isRemote)
     fake.process(500, "sshd", parent: 1, uid: 1000, session: 12)
     fake.utmp([(Int32(USER_PROCESS), "pts/4", ":0"), (Int32(DEAD_PROCESS), "pts/5", "192.0.2.10")], pid: 500)
@@ -71,6 +74,55 @@ struct LoginSessionTests {
     fake.utmp([(Int32(USER_PROCESS), "pts/4", "192.0.2.10")], pid: 500)
     fake.ledger = [12: .local]
     #expect(!detect(fake).isRemote)
+  }
+
+  @Test("no ledger, no finger: a user's login session (its SSH connection gone) is not local; root's and none keep the finger")
+  func noLedgerUserSession() {
+    // What `tmux -L x new-session -d "su U -c true"` leaves after the SSH login that started it has ended.
+    let verdict = detect(detached())
+    #expect(verdict.isRemote)
+    #expect(verdict.missingLedger)
+    #expect(verdict.reason == RemoteSession.missingLedger
+      + " cannot tell whether login session 12 of uid 1000 was opened at the machine")
+    #expect(verdict.reason.contains("session optional pam_localauth.so"))
+    // An unreadable login uid is not root's either.
+    var unreadable = detached()
+    unreadable.files["/proc/100/loginuid"] = nil
+    #expect(detect(unreadable).reason.hasSuffix("login session 12 of an unreadable login uid was opened at the machine"))
+    // Root's login session (a root console) and no session (login under getty) keep the other rules.
+    #expect(!detect(detached(uid: 0)).isRemote)
+    var login = FakeSystem()
+    login.process(100, "login", parent: 101)
+    login.process(101, "agetty", parent: 1)
+    login.process(1, "systemd", parent: 0)
+    #expect(!detect(login, tty: "tty1").isRemote)
+    // The session being opened (recordOpening) is judged by the other signals: the missing ledger is not one.
+    var opening = detached().system
+    opening.judgesOpening = true
+    #expect(!RemoteSession.detect(RemoteSession.Input(processID: 100), system: opening).isRemote)
+    // With a ledger, a recorded local user session is local.
+    var recorded = detached()
+    recorded.ledger = [12: .local]
+    #expect(!detect(recorded).isRemote)
+  }
+
+  @Test("the ledger is raised only where pam_loginuid started the session: root's login daemon, not a reparented su")
+  func openedSessionOnlyByLoginDaemon() {
+    var fake = FakeSystem()
+    // sshd's session process (root) in the new session 12, its listener in none.
+    fake.process(300, "sshd-session", parent: 301, uid: 0, session: 12)
+    fake.process(301, "sshd", parent: 1, uid: 0)
+    #expect(SessionLedger.openedSession(processID: 300, parentID: 301, realUID: 0, fake.system) == 12)
+    // su (setuid: its real uid is the caller's) in a cron job's session 40, whose parent has exited: init is its
+    // parent now, in no session. It opens no session.
+    fake.process(400, "su", parent: 1, uid: 1000, session: 40)
+    fake.process(1, "systemd", parent: 0)
+    #expect(SessionLedger.openedSession(processID: 400, parentID: 1, realUID: 1000, fake.system) == nil)
+    // Nor does a process in its parent's session, or in none.
+    fake.process(401, "su", parent: 402, uid: 1000, session: 40)
+    fake.process(402, "bash", parent: 1, uid: 1000, session: 40)
+    #expect(SessionLedger.openedSession(processID: 401, parentID: 402, realUID: 0, fake.system) == nil)
+    #expect(SessionLedger.openedSession(processID: 301, parentID: 1, realUID: 0, fake.system) == nil)
   }
 
   @Test("no login session: local only when the process and every ancestor up to init run as root")

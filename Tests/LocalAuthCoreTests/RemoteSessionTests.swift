@@ -18,8 +18,12 @@ struct RemoteSessionTests {
     var ledger: [UInt32: SessionLedger.Entry]?
 
     /// A process `pid` named `name` whose parent is `parent`, as /proc/PID/stat and status show it, with its real
-    /// uid and its audit session (nil: unset, as for a process started outside any login).
-    mutating func process(_ pid: Int32, _ name: String, parent: Int32, uid: UInt32 = 0, session: UInt32? = nil) {
+    /// uid and its audit session (nil: unset, as for a process started outside any login); its login uid is
+    /// `loginUID`, by default its uid when in a session (pam_loginuid sets both together) and unset otherwise.
+    mutating func process(
+      _ pid: Int32, _ name: String, parent: Int32, uid: UInt32 = 0, session: UInt32? = nil, loginUID: UInt32? = nil
+    ) {
+      files["/proc/\(pid)/loginuid"] = Array("\(loginUID ?? (session == nil ? UInt32.max : uid))".utf8)
       files["/proc/\(pid)/stat"] = Array("\(pid) (\(name)) S \(parent) \(pid) \(pid) 34816 \(pid) 4194560 0 0".utf8)
       files["/proc/\(pid)/status"] = Array("Name:\t\(name)\nUmask:\t0022\nPPid:\t\(parent)\nUid:\t\(uid)\t0\t0\t0\n".utf8)
       files["/proc/\(pid)/sessionid"] = Array("\(session ?? UInt32.max)".utf8)

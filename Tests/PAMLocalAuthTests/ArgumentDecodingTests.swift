@@ -66,9 +66,16 @@ struct ArgumentDecodingTests {
     }
     // With nothing readable about the process (not even its login session) it is not known to be local.
     #expect(RemoteSession.detect(RemoteSession.Input(remoteHost: "", processID: 100), system: nothing).isRemote)
+    // Root's login session 5 with no ledger is left to the other signals; a user's (or an unknown login uid's)
+    // is not local without a ledger.
     let session = RemoteSession.System(
-      read: { path, _ in path == "/proc/100/sessionid" ? Array("5".utf8) : nil }, exists: { _ in false })
+      read: { path, _ in
+        path == "/proc/100/sessionid" ? Array("5".utf8) : path == "/proc/100/loginuid" ? Array("0".utf8) : nil
+      }, exists: { _ in false })
     #expect(!RemoteSession.detect(RemoteSession.Input(remoteHost: "", processID: 100), system: session).isRemote)
+    let userSession = RemoteSession.System(
+      read: { path, _ in path == "/proc/100/sessionid" ? Array("5".utf8) : nil }, exists: { _ in false })
+    #expect(RemoteSession.detect(RemoteSession.Input(remoteHost: "", processID: 100), system: userSession).missingLedger)
     let sshd = RemoteSession.System(
       read: { path, _ in path == "/proc/100/stat" ? Array("100 (sshd) S 1 100 100 0".utf8) : nil }, exists: { _ in false })
     #expect(RemoteSession.detect(RemoteSession.Input(remoteHost: "", processID: 100), system: sshd).isRemote)

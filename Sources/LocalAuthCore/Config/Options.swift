@@ -39,6 +39,9 @@ public struct Options: Equatable, Sendable {
   public var guiServices = RequestVisibility.defaultGUIServices
   /// PAM services whose matches are session unlocks (`unlock_services=`), which apps may reuse (rule 7).
   public var unlockServices = ReusePurpose.defaultUnlockServices
+  /// Terminal emulators, by the name of their executable, that show a pseudo-terminal to the person at the
+  /// machine (`terminal_programs=`; TerminalWatch).
+  public var terminalPrograms = RequestVisibility.defaultTerminalPrograms
   /// The user presses Enter before the finger is asked for (`confirm`).
   public var confirm = false
   /// localauth-helper, which the module runs when it cannot read the state itself (an unprivileged caller).
@@ -363,6 +366,12 @@ public enum OptionParser {
       let names = $1.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
       guard $1.isEmpty || names.allSatisfy(isValidItemName) else { return false }
       $0.unlockServices = $1.isEmpty ? [] : names
+      return true
+    },
+    OptionSpec(key: "terminal_programs", takesValue: true, expected: "program names separated by commas") {
+      let names = $1.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+      guard $1.isEmpty || names.allSatisfy(isValidItemName) else { return false }
+      $0.terminalPrograms = $1.isEmpty ? [] : names
       return true
     },
     OptionSpec(key: "confirm", takesValue: false, expected: "") {

@@ -79,7 +79,11 @@ public struct UserAuthentication {
       return .doesNotApply(featureNotEnabled: options.feature != nil)
     }
     let session = remoteDetection?(options.runtimeRoot) ?? remoteSession(runtimeRoot: options.runtimeRoot)
-    if session.isRemote { log.log(.debug, "Remote session for user \(user) (\(session.reason)): biometry is not offered.") }
+    if session.missingLedger {
+      log.log(.notice, "No finger is asked of user \(user): \(session.reason).")
+    } else if session.isRemote {
+      log.log(.debug, "Remote session for user \(user) (\(session.reason)): biometry is not offered.")
+    }
     // docs/RULES.md, "Intent": the prompt names what the finger approves, and a request the person at the machine
     // cannot see gets no finger.
     var origin = self.origin
@@ -91,7 +95,9 @@ public struct UserAuthentication {
     var hidden = false
     if !session.isRemote, dependencies.sensor.modality != nil {
       let visibility = RequestVisibility.check(
-        RequestVisibility.Input(service: service, processID: origin.processID, guiServices: options.guiServices),
+        RequestVisibility.Input(
+          service: service, processID: origin.processID, guiServices: options.guiServices,
+          terminalPrograms: options.terminalPrograms),
         system: processes)
       hidden = !visibility.isVisible
       if hidden {

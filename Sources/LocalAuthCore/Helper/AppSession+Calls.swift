@@ -33,7 +33,8 @@ extension AppSession {
     if !remote.isRemote, dependencies.sensor.modality != nil {
       let visibility = RequestVisibility.check(
         RequestVisibility.Input(
-          service: application, processID: callerPID, guiServices: ownInterface ? ownDialogServices() : []),
+          service: application, processID: callerPID, guiServices: ownInterface ? ownDialogServices() : [],
+          terminalPrograms: options.terminalPrograms),
         system: system)
       if !visibility.isVisible {
         request.hidden = true

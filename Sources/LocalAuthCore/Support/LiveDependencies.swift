@@ -49,7 +49,8 @@ extension SessionLedger {
   /// What pam_sm_open_session did with the ledger.
   public enum Opening: Equatable, Sendable {
     /// The process is in no login session, or did not start the one it is in (su and sudo run inside the
-    /// caller's session; only the process that ran pam_loginuid records it).
+    /// caller's session, even when their parent has exited; only the root process that ran pam_loginuid
+    /// records it).
     case notOpenedHere
     /// The session was recorded.
     case recorded(session: UInt32, entry: Entry, reason: String)
@@ -62,12 +63,13 @@ extension SessionLedger {
     remoteHost: String, tty: String, environment: (String) -> String?, runtimeRoot: String
   ) throws(StateError) -> Opening {
     let live = RemoteSession.System.live(runtimeRoot: runtimeRoot)
-    guard let session = RemoteSession.auditSession(getpid(), live),
-      RemoteSession.auditSession(getppid(), live) != session
-    else { return .notOpenedHere }
+    guard let session = openedSession(processID: getpid(), parentID: getppid(), realUID: getuid(), live) else {
+      return .notOpenedHere
+    }
     // The session's own entry cannot be asked while it is being written: judge it as if there were no ledger.
     var opening = live
     opening.sessionLedger = { _ in .noLedger }
+    opening.judgesOpening = true
     opening.remembersProcesses = false
     var found: [String: String] = [:]
     for name in RemoteSession.variables { found[name] = environment(name) }
@@ -77,5 +79,18 @@ extension SessionLedger {
     let ledger = SessionLedger(root: runtimeRoot, bootID: SystemClock.bootID(readingFrom: SystemClock.bootIDPath))
     try ledger.record(session, as: entry)
     return .recorded(session: session, entry: entry, reason: verdict.reason)
+  }
+
+  /// The login session `processID` has just opened, or nil when it did not open one: pam_loginuid, which starts a
+  /// session, needs CAP_AUDIT_CONTROL and runs in the login daemon (sshd, login, a display manager: real uid 0),
+  /// whose session then differs from its parent's. su and sudo are setuid (their real uid is the caller's): one
+  /// whose parent has exited, so that its session differs from init's, is still not opening one.
+  static func openedSession(
+    processID: Int32, parentID: Int32, realUID: UInt32, _ system: RemoteSession.System
+  ) -> UInt32? {
+    guard realUID == 0, let session = RemoteSession.auditSession(processID, system),
+      RemoteSession.auditSession(parentID, system) != session
+    else { return nil }
+    return session
   }
 }

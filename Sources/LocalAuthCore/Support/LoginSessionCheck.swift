@@ -12,7 +12,10 @@ import CSyscalls
 ///   (before it was installed, or by a stack without it, such as cron's): not local.
 /// - Without a ledger (the session line runs nowhere), a utmp login record with a remote host whose process is
 ///   in the session (sshd's, while the connection lasts) makes it remote. Once the connection has ended, a
-///   process it left behind can no longer be told apart: docs/INSTALL.md asks for the session line for this.
+///   process it left behind can no longer be told apart, so a user's login session (a login uid other than
+///   root's) is not local at all without a ledger: no ledger, no finger (docs/INSTALL.md asks for the session
+///   line). Root's sessions, and processes in no session (login under getty, display managers), keep the rules
+///   above.
 extension RemoteSession {
   /// The audit session id the kernel gave `pid` (/proc/PID/sessionid); nil when unset or unreadable.
   static func auditSession(_ pid: Int32, _ system: System) -> UInt32? {
@@ -37,8 +40,28 @@ extension RemoteSession {
     case .unrecorded:
       return "login session \(session) was not recorded when it was opened (before pam_localauth's session line "
         + "was installed, or by a stack without it)"
-    case .noLedger: return networkLogin(in: session, system)
+    case .noLedger:
+      if let network = networkLogin(in: session, system) { return network }
+      if system.judgesOpening { return nil }
+      guard let owner = loginUID(pid, system), owner == 0 else {
+        let whose = loginUID(pid, system).map { "of uid \($0)" } ?? "of an unreadable login uid"
+        return missingLedger + " cannot tell whether login session \(session) \(whose) was opened at the machine"
+      }
+      return nil
     }
+  }
+
+  /// How a reason for a user's session without a ledger starts (Verdict.missingLedger).
+  static let missingLedger =
+    "no ledger: pam_localauth's session line (`session optional pam_localauth.so` in the login stacks) has not "
+    + "run since boot, so the module"
+
+  /// The login uid pam_loginuid gave `pid` (/proc/PID/loginuid); nil when unset or unreadable.
+  static func loginUID(_ pid: Int32, _ system: System) -> UInt32? {
+    guard let bytes = system.read("/proc/\(pid)/loginuid", 32),
+      let value = UInt32(String(decoding: bytes, as: UTF8.self).trimmingWhitespace()), value != UInt32.max
+    else { return nil }
+    return value
   }
 
   /// "utmp records a login from HOST in login session S (pid N)" when a utmp login record with a remote host

@@ -43,6 +43,8 @@ public enum RemoteSession {
     public var isRemote: Bool
     /// Why, as a phrase ("ancestor process 812 is sshd").
     public var reason: String
+    /// True when the session is not local only because there is no session ledger (the administrator is told).
+    public var missingLedger: Bool { reason.hasPrefix(RemoteSession.missingLedger) }
 
     /// Describes a decision.
     public init(isRemote: Bool, reason: String) {
@@ -64,6 +66,9 @@ public enum RemoteSession {
     /// What the module's session ledger says of an audit session (SessionLedger).
     public var sessionLedger: @Sendable (_ session: UInt32) -> SessionLedger.Lookup
 
+    /// True while the session being opened is judged (SessionLedger.recordOpening): the ledger cannot speak for
+    /// it yet, and the rule that a user's session without a ledger is not local does not apply to it.
+    var judgesOpening = false
     /// True when what belongs to a process (its logind session and ancestry) may be remembered per process.
     public var remembersProcesses: Bool
     /// Names the system in the remembered facts (the runtime folder of its ledger).

@@ -8,8 +8,10 @@ import CSyscalls
 /// and is in that terminal's foreground process group; and, when it does not run as root, the program the user
 /// ran (its parent: the shell behind `sudo` or `su`) has the same controlling terminal. A process with no
 /// terminal, a background job, or a program started by something without that terminal (a script run by cron,
-/// a daemon that opened a pseudo-terminal of its own) is not. Services named in `gui_services=` show their own
-/// prompt (display managers, polkit's agent, screen lockers) and are visible without a terminal.
+/// a daemon that opened a pseudo-terminal of its own) is not. On a pseudo-terminal, someone must also watch it:
+/// its master's holder is root's, a visible process itself, a terminal emulator named in `terminal_programs=`,
+/// or a one-pane multiplexer shown on a watched client (TerminalWatch). Services named in `gui_services=` show
+/// their own prompt (display managers, polkit's agent, screen lockers) and are visible without a terminal.
 public enum RequestVisibility {
   /// What the caller knows about the request.
   public struct Input: Equatable, Sendable {
@@ -19,12 +21,18 @@ public enum RequestVisibility {
     public var processID: Int32
     /// The services that show their own prompt (`gui_services=`).
     public var guiServices: [String]
+    /// The terminal emulators that show a pseudo-terminal to the person at the machine (`terminal_programs=`).
+    public var terminalPrograms: [String]
 
     /// Describes a request.
-    public init(service: String, processID: Int32, guiServices: [String]) {
+    public init(
+      service: String, processID: Int32, guiServices: [String],
+      terminalPrograms: [String] = RequestVisibility.defaultTerminalPrograms
+    ) {
       self.service = service
       self.processID = processID
       self.guiServices = guiServices
+      self.terminalPrograms = terminalPrograms
     }
   }
 
@@ -46,17 +54,48 @@ public enum RequestVisibility {
   public struct System: Sendable {
     /// The contents of a file of at most `limit` bytes; nil when it is missing, unreadable or larger.
     public var read: @Sendable (_ path: String, _ limit: Int) -> [UInt8]?
-    /// The target of a symbolic link (/proc/PID/exe); nil when it cannot be read (`SystemProgram`).
-    public var readLink: @Sendable (_ path: String) -> String? = SystemProgram.liveReadLink
+    /// What a symbolic link holds (/proc/PID/exe, /proc/PID/fd/N); nil when it cannot be read.
+    public var readLink: @Sendable (_ path: String) -> String?
+    /// The names in a folder, without "." and "..", at most `limit` of them; nil when it cannot be listed.
+    public var list: @Sendable (_ path: String, _ limit: Int) -> [String]?
+    /// The owner and mode of a file, following links; nil when it cannot be read.
+    public var owner: @Sendable (_ path: String) -> (uid: UInt32, mode: UInt32)?
     /// What stat(2) (`follow`) or lstat(2) says of a file; nil when it fails (`SystemProgram`).
     public var status: @Sendable (_ path: String, _ follow: Bool) -> SystemProgram.FileStatus? =
       SystemProgram.liveStatus
 
-    /// Describes a system.
-    public init(read: @escaping @Sendable (String, Int) -> [UInt8]?) { self.read = read }
+    /// Describes a system; by default links, folders and owners cannot be read (no pseudo-terminal is watched).
+    public init(
+      read: @escaping @Sendable (String, Int) -> [UInt8]?,
+      readLink: @escaping @Sendable (String) -> String? = { _ in nil },
+      list: @escaping @Sendable (String, Int) -> [String]? = { _, _ in nil },
+      owner: @escaping @Sendable (String) -> (uid: UInt32, mode: UInt32)? = { _ in nil }
+    ) {
+      self.read = read
+      self.readLink = readLink
+      self.list = list
+      self.owner = owner
+    }
 
     /// The running system.
-    public static var live: System { System(read: { path, limit in try? readSmallFile(path, limit: limit) }) }
+    public static var live: System {
+      System(
+        read: { path, limit in try? readSmallFile(path, limit: limit) }, readLink: SystemProgram.liveReadLink, list: liveList,
+        owner: { path in SystemProgram.liveStatus(path, true).map { ($0.owner, $0.mode) } })
+    }
+
+    private static func liveList(_ path: String, _ limit: Int) -> [String]? {
+      guard let dir = opendir(path) else { return nil }
+      defer { closedir(dir) }
+      var names: [String] = []
+      while names.count < limit, let entry = readdir(dir) {
+        let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+          String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+        }
+        if name != "." && name != ".." { names.append(name) }
+      }
+      return names
+    }
   }
 
   /// The fields of /proc/PID/stat the check needs.
@@ -80,6 +119,9 @@ public enum RequestVisibility {
     "xfce4-screensaver", "kde", "kscreenlocker", "kscreenlocker_greet", "swaylock", "i3lock", "hyprlock",
     "cosmic-greeter", "greetd",
   ]
+
+  /// The default `terminal_programs=`: terminal emulators, by the name of their executable (TerminalWatch).
+  public static let defaultTerminalPrograms = TerminalWatch.defaultPrograms
 
   /// Whether the request of `input` is visible, and why.
   public static func check(_ input: Input, system: System) -> Verdict {
@@ -109,7 +151,9 @@ public enum RequestVisibility {
       return Verdict(isVisible: false, reason: "the owner of \(who) cannot be read")
     }
     if uid == 0 {
-      return Verdict(isVisible: true, reason: "\(who) runs as root in the foreground of \(process.terminalName)")
+      return watched(
+        input, process, Verdict(isVisible: true, reason: "\(who) runs as root in the foreground of \(process.terminalName)"),
+        system)
     }
     guard let parent else {
       return Verdict(isVisible: false, reason: "the parent process \(process.parent) of \(who) cannot be read")
@@ -120,8 +164,20 @@ public enum RequestVisibility {
       return Verdict(
         isVisible: false, reason: "\(who) is in the foreground of \(process.terminalName) but \(parentName) \(state)")
     }
-    return Verdict(
-      isVisible: true, reason: "\(who) and \(parentName) are in the foreground of \(process.terminalName)")
+    return watched(
+      input, process,
+      Verdict(isVisible: true, reason: "\(who) and \(parentName) are in the foreground of \(process.terminalName)"),
+      system)
+  }
+
+  /// `verdict` when the terminal of `process` is not a pseudo-terminal or someone watches it (TerminalWatch);
+  /// else not visible, with both reasons.
+  static func watched(_ input: Input, _ process: ProcessTerminal, _ verdict: Verdict, _ system: System) -> Verdict {
+    guard let index = TerminalWatch.ptsIndex(process.terminalName),
+      let reason = TerminalWatch.unwatchedReason(
+        pts: index, near: input.processID, programs: input.terminalPrograms, system)
+    else { return verdict }
+    return Verdict(isVisible: false, reason: verdict.reason + ", but " + reason)
   }
 
   /// The name, parent, process group, terminal and the terminal's foreground group from /proc/PID/stat

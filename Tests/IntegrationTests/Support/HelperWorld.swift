@@ -21,6 +21,8 @@ struct HelperWorld {
   /// will read: the sandbox's state folder, a 1 s sensor timeout and `extraConfig`. Its `gui_services=` names the
   /// sandbox's service, which no helper caller can claim (the helper names its caller from the kernel): a visible
   /// request runs in a terminal (`inRootTerminal`, vlock in tmux), as for real (docs/RULES.md, "Intent").
+  /// AppDriver's pseudo-terminal driver (Debian's python3, run as the user with no terminal) holds the master of
+  /// the app's terminal and is this test's terminal emulator, so `terminal_programs=` names it.
   init(_ sandbox: Sandbox, setuid: Bool = true, extraConfig: [String] = []) throws {
     self.sandbox = sandbox
     let bin = sandbox.root + "/bin"
@@ -30,9 +32,17 @@ struct HelperWorld {
     chmod(bin, 0o755)
     try Run.checked("/usr/bin/install", ["-o", "root", "-g", "root", "-m", setuid ? "4755" : "0755", Artifacts.helper, helper])
     try Run.checked("/bin/cp", ["-a", "/etc/security", etcSecurity])
-    let config = (["state_dir=" + sandbox.stateDir, "timeout=1", "gui_services=" + sandbox.service] + extraConfig).joined(separator: "\n") + "\n"
+    let config = (["state_dir=" + sandbox.stateDir, "timeout=1", "gui_services=" + sandbox.service,
+      "terminal_programs=" + Self.ptyDriverProgram] + extraConfig).joined(separator: "\n") + "\n"
     try config.write(toFile: etcSecurity + "/localauth.conf", atomically: true, encoding: .utf8)
     chmod(etcSecurity + "/localauth.conf", 0o644)
+  }
+
+  /// The file name of the program /usr/bin/python3 runs, as /proc/PID/exe names it ("python3.11").
+  static var ptyDriverProgram: String {
+    guard let resolved = realpath("/usr/bin/python3", nil) else { return "python3" }
+    defer { free(resolved) }
+    return String(cString: resolved).split(separator: "/").last.map(String.init) ?? "python3"
   }
 
   /// The module's line for an unprivileged caller: the sandbox's arguments and this helper.
