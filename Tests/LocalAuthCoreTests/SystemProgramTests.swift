@@ -15,6 +15,7 @@ struct SystemProgramTests {
     var files: [String: [UInt8]] = [:]
     var links: [String: String] = [:]
     var statuses: [String: SystemProgram.FileStatus] = [:]
+    var folders: [String: [String]] = [:]
 
     static let folder = SystemProgram.FileStatus(owner: 0, mode: 0o040755, device: 1, inode: 2)
     static let program = SystemProgram.FileStatus(owner: 0, mode: 0o100755, device: 1, inode: 77)
@@ -43,8 +44,10 @@ struct SystemProgramTests {
       let files = files
       let links = links
       let statuses = statuses
+      let folders = folders
       var system = RequestVisibility.System(read: { path, limit in files[path].flatMap { $0.count <= limit ? $0 : nil } })
       system.readLink = { links[$0] }
+      system.list = { path, limit in folders[path].map { Array($0.prefix(limit)) } }
       system.status = { path, _ in statuses[path] }
       return system
     }
@@ -191,6 +194,12 @@ struct SystemProgramTests {
     var fake = FakeSystem()
     fake.add(300, runs: "/usr/bin/python3.12", tty: 136 << 8 | 3)
     fake.files["/proc/1/stat"] = Array("1 (bash) S 0 1 1 \(136 << 8 | 3) 300 0 0\n".utf8)
+    // pts/3's master is held by a terminal of root's (TerminalWatch): someone watches it.
+    fake.add(2, runs: "/usr/bin/script", uid: 0)
+    fake.folders["/proc/2/fd"] = ["5"]
+    fake.links["/proc/2/fd/5"] = "/dev/ptmx"
+    fake.files["/proc/2/fdinfo/5"] = Array("pos:\t0\nflags:\t02\ntty-index:\t3\n".utf8)
+    fake.folders["/proc"] = ["1", "2", "300"]
     let result = try Self.authenticate(world, fake, hello: HelperHello(user: "alice", service: "sudo", tty: "", remoteHost: ""))
     #expect(result == .evaluated(.success(.biometry)))
     #expect(!world.prompter.transcript.contains { $0.contains("as root") || $0.contains("(sudo)") }, "\(world.prompter.transcript)")
