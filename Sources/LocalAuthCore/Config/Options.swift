@@ -235,6 +235,14 @@ public enum OptionParser {
     return n
   }
 
+  /// The names of a comma-separated list (`gui_services=`, `unlock_services=`, `terminal_programs=`); an empty value
+  /// is the empty list; nil when a name is not a valid item name.
+  static func nameList(_ value: String) -> [String]? {
+    guard !value.isEmpty else { return [] }
+    let names = value.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+    return names.allSatisfy(isValidItemName) ? names : nil
+  }
+
   static func boolean(_ value: String) -> Bool? {
     switch value {
     case "1", "true", "yes", "on": true
@@ -357,21 +365,18 @@ public enum OptionParser {
       return true
     },
     OptionSpec(key: "gui_services", takesValue: true, expected: "PAM service names separated by commas") {
-      let names = $1.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-      guard $1.isEmpty || names.allSatisfy(isValidItemName) else { return false }
-      $0.guiServices = $1.isEmpty ? [] : names
+      guard let names = nameList($1) else { return false }
+      $0.guiServices = names
       return true
     },
     OptionSpec(key: "unlock_services", takesValue: true, expected: "PAM service names separated by commas") {
-      let names = $1.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-      guard $1.isEmpty || names.allSatisfy(isValidItemName) else { return false }
-      $0.unlockServices = $1.isEmpty ? [] : names
+      guard let names = nameList($1) else { return false }
+      $0.unlockServices = names
       return true
     },
     OptionSpec(key: "terminal_programs", takesValue: true, expected: "program names separated by commas") {
-      let names = $1.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-      guard $1.isEmpty || names.allSatisfy(isValidItemName) else { return false }
-      $0.terminalPrograms = $1.isEmpty ? [] : names
+      guard let names = nameList($1) else { return false }
+      $0.terminalPrograms = names
       return true
     },
     OptionSpec(key: "confirm", takesValue: false, expected: "") {

@@ -11,7 +11,8 @@ import CSyscalls
 /// - is itself in the foreground of a terminal that is watched (`script` run in a visible terminal; a console),
 ///   at most `maximumDepth` terminals deep;
 /// - is a terminal emulator the administrator names (`terminal_programs=`), by the name of its executable, which
-///   must be a root-owned system program under /usr or /bin; or
+///   must be a root-owned system program (`SystemProgram.systemName`: /usr/bin, /usr/sbin, /bin, /sbin, below
+///   /usr/libexec or /usr/lib); or
 /// - is a multiplexer (tmux, screen; a system program too) showing exactly one pseudo-terminal, one pane, and
 ///   showing it on a client's terminal that is watched: a tmux or screen process of the server's user (or root's)
 ///   in the foreground of a terminal the server holds open. With two panes, a window the user does not look at
@@ -175,13 +176,11 @@ enum TerminalWatch {
     path.split(separator: "/").last.map(String.init) ?? path
   }
 
-  /// True for an executable under /usr or /bin that root owns and nobody else may write (a program the
-  /// administrator installed, not a copy of the user's), as /proc/PID/exe names it (" (deleted)" is not).
+  /// True for an executable in a system folder (`SystemProgram.systemName`: /usr/bin, /usr/sbin, /bin, /sbin, below
+  /// /usr/libexec or /usr/lib) that root owns and nobody else may write (a program the administrator installed, not
+  /// a copy of the user's), as /proc/PID/exe names it (" (deleted)" is not).
   static func isSystemProgram(_ path: String, _ system: System) -> Bool {
-    guard path.hasPrefix("/usr/") || path.hasPrefix("/bin/"), !path.hasSuffix(" (deleted)"),
-      !path.split(separator: "/").contains(where: { $0 == ".." }),
-      let owner = system.owner(path)
-    else { return false }
+    guard SystemProgram.systemName(path) != nil, let owner = system.owner(path) else { return false }
     return owner.uid == 0 && owner.mode & 0o022 == 0
   }
 }
