@@ -66,8 +66,10 @@ extension RealPAM {
       try check(results, labels: Self.featureMode.map(\.label), verdict: nil)
     }
 
-    /// Every case was seen the same way, asked nothing, and their median times are within 5 ms of each other
-    /// (they differ only by a file read; no case prompts or hashes).
+    /// Every case was seen the same way, asked nothing, and their fastest runs are within 5 ms of each other (they
+    /// differ only by a file read; no case prompts or hashes, which would cost tens of milliseconds every run). The
+    /// cases run one after the other, so the fastest run of each, not the median, is compared: a burst of load on a
+    /// shared 2-core machine moves one case's median by milliseconds, never every run of it.
     func check(_ results: [(Seen, [Double])], labels: [String], verdict: String?) throws {
       let first = try #require(results.first?.0)
       for (index, (seen, _)) in results.enumerated() {
@@ -77,9 +79,11 @@ extension RealPAM {
       #expect(!first.verdict.contains("successfully"), "\(first.verdict)")
       if let verdict { #expect(first.verdict == verdict) }
       let medians = results.map { $0.1[$0.1.count / 2] }
-      let spread = (medians.max() ?? 0) - (medians.min() ?? 0)
-      print("RELIABILITY: enumeration: pamtester medians " + zip(labels, medians).map { "\($0) \(String(format: "%.1f", $1 * 1000)) ms" }.joined(separator: ", "))
-      #expect(spread < 0.005, "medians \(medians)")
+      let fastest = results.map { $0.1.first ?? 0 }
+      let spread = (fastest.max() ?? 0) - (fastest.min() ?? 0)
+      let shown = { (times: [Double]) in zip(labels, times).map { "\($0) \(String(format: "%.1f", $1 * 1000)) ms" }.joined(separator: ", ") }
+      print("RELIABILITY: enumeration: pamtester medians \(shown(medians)); fastest \(shown(fastest))")
+      #expect(spread < 0.005, "fastest runs \(fastest), medians \(medians)")
     }
   }
 }
