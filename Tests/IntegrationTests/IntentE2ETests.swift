@@ -44,7 +44,9 @@ struct IntentE2ETests {
     let run = try fixture.drive(
       [
         Self.promptsProbe(SudoTests.userName, state: fixture.state), "expect:\\$ $",
-        "send:sudo -k /bin/sh -c 'echo RAN-$((6*7))' & sleep 2; kill -9 %1; echo BG-DONE-$((6*7))",
+        // `wait` reaps the killed job before `exit`: a job bash still believes stopped makes `exit` only warn
+        // ("There are stopped jobs.") and the shell never ends.
+        "send:sudo -k /bin/sh -c 'echo RAN-$((6*7))' & sleep 2; kill -9 %1; wait %1 2>/dev/null; echo BG-DONE-$((6*7))",
         "expect:^BG-DONE-42", "send:exit", "eof",
       ],
       command: ["/bin/bash", "--norc", "--noprofile", "-i"])
