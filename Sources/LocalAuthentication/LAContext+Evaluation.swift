@@ -76,10 +76,13 @@ extension LAContext {
     // The app's own dialog, when it set one, in place of the environment's (the terminal).
     if let prompter = snapshot.prompter { configuration.dependencies.prompter = PrompterBridge(prompter) }
     let reuse = snapshot.reuseDuration.isFinite ? max(0, min(snapshot.reuseDuration, LATouchIDAuthenticationMaximumAllowableReuseDuration)) : 0
-    let request = EvaluationRequest(
+    var request = EvaluationRequest(
       user: user, policy: policy.corePolicy, reason: reason, fallbackTitle: snapshot.fallbackTitle,
       cancelTitle: snapshot.cancelTitle, reuseDuration: reuse, interactionAllowed: !snapshot.interactionNotAllowed,
       remote: configuration.remote, cancellation: cancellation, origin: configuration.origin)
+    // An in-process evaluation is an app's, as through the helper: its match is never reused, and it may reuse
+    // only a session unlock (rule 7; Apple's window "does not reuse matches made in-app or in other apps").
+    request.purpose = .app(processID: getpid())
     return .run(Evaluation(configuration: configuration, request: request, user: user, cancellation: cancellation))
   }
 

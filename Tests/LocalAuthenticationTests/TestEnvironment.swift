@@ -50,6 +50,28 @@ final class TestEnvironment: @unchecked Sendable {
   /// A context in this world.
   func context() -> LAContext { LAContext(configuration: configuration) }
 
+  /// The login session of the tests' console login and of the apps run in it (rule 7: apps reuse only a session
+  /// unlock of their own login session).
+  static let loginSession = "3"
+
+  /// A context of an app run in the login session `unlockSessionWithFinger` unlocked.
+  func sessionContext() -> LAContext {
+    var configuration = configuration
+    configuration.origin = RequestOrigin(service: "app", requesterName: user, processID: getpid(), loginSession: Self.loginSession, sessionLeader: "200@9")
+    return LAContext(configuration: configuration)
+  }
+
+  /// Unlocks the login session with the user's finger, as a console login does: the one match apps may reuse.
+  func unlockSessionWithFinger() throws {
+    touch()
+    var request = EvaluationRequest(
+      user: try userName, policy: .deviceOwnerAuthenticationWithBiometrics, reason: "log in",
+      origin: RequestOrigin(service: "login", tty: "tty1", loginSession: Self.loginSession, sessionLeader: "100@5"))
+    request.purpose = .sessionUnlock
+    let outcome = try PolicyEvaluator(dependencies: dependencies, settings: settings).evaluate(request)
+    #expect(outcome == .success(.biometry))
+  }
+
   var administration: Administration { Administration(store: store, clock: clock, settings: settings) }
 
   /// The user's record now.
