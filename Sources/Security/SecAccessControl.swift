@@ -47,8 +47,7 @@ public final class SecAccessControl: @unchecked Sendable {
   }
 }
 
-/// The error domain of the errors SecAccessControlCreateWithFlags reports (Apple's NSOSStatusErrorDomain).
-public let NSOSStatusErrorDomain = "NSOSStatusErrorDomain"
+// The errors SecAccessControlCreateWithFlags reports are in Foundation's NSOSStatusErrorDomain.
 
 /// Creates an access-control object; nil (with `error` set to errSecParam) when the protection or the flags
 /// break Apple's rules: .or with .and, two biometry constraints, userPresence with another constraint.
