@@ -132,7 +132,7 @@ open class LAContext: @unchecked Sendable {
 
   /// Checks whether `policy` can be evaluated now; on failure sets `error` (when given) and returns false.
   @discardableResult
-  open func canEvaluatePolicy(_ policy: LAPolicy, error: UnsafeMutablePointer<NSError?>?) -> Bool {
+  open func canEvaluatePolicy(_ policy: LAPolicy, error: NSErrorPointer) -> Bool {
     let result = helper != nil ? helperPreflight(policy) : preflight(policy)
     error?.pointee = result.map { $0.nsError }
     return result == nil

@@ -47,13 +47,12 @@ public final class SecAccessControl: @unchecked Sendable {
   }
 }
 
-/// The error domain of the errors SecAccessControlCreateWithFlags reports (Apple's NSOSStatusErrorDomain).
-public let NSOSStatusErrorDomain = "NSOSStatusErrorDomain"
+// The errors SecAccessControlCreateWithFlags reports are in Foundation's NSOSStatusErrorDomain.
 
 /// Creates an access-control object; nil (with `error` set to errSecParam) when the protection or the flags
 /// break Apple's rules: .or with .and, two biometry constraints, userPresence with another constraint.
 public func SecAccessControlCreateWithFlags(
-  _ allocator: CFAllocator?, _ protection: CFString, _ flags: SecAccessControlCreateFlags,
+  _ allocator: CFAllocator?, _ protection: CFTypeRef, _ flags: SecAccessControlCreateFlags,
   _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
 ) -> SecAccessControl? {
   func fail(_ why: String) -> SecAccessControl? {
@@ -61,7 +60,9 @@ public func SecAccessControlCreateWithFlags(
     error?.pointee = Unmanaged.passRetained(failure)
     return nil
   }
-  guard let accessibility = KeychainAccessibility(rawValue: protection) else { return fail("invalid protection") }
+  guard let raw = protection as? String, let accessibility = KeychainAccessibility(rawValue: raw) else {
+    return fail("invalid protection")
+  }
   let core = KeychainAccessFlags(rawValue: flags.rawValue)
   if let problem = core.validationProblem() { return fail(problem) }
   return SecAccessControl(accessibility: accessibility, flags: core)

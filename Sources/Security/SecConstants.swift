@@ -1,63 +1,63 @@
 // Apple's keychain keys and values, with Apple's own string values (so that dictionaries print alike).
 
 /// The item class.
-public let kSecClass: CFString = "class"
+nonisolated(unsafe) public let kSecClass: CFString = "class"
 /// A generic password, the only class this keychain holds.
-public let kSecClassGenericPassword: CFString = "genp"
+nonisolated(unsafe) public let kSecClassGenericPassword: CFString = "genp"
 /// The service.
-public let kSecAttrService: CFString = "svce"
+nonisolated(unsafe) public let kSecAttrService: CFString = "svce"
 /// The account.
-public let kSecAttrAccount: CFString = "acct"
+nonisolated(unsafe) public let kSecAttrAccount: CFString = "acct"
 /// The label.
-public let kSecAttrLabel: CFString = "labl"
+nonisolated(unsafe) public let kSecAttrLabel: CFString = "labl"
 /// The access group: a namespace for an app's items (docs/KEYCHAIN.md, "Access groups").
-public let kSecAttrAccessGroup: CFString = "agrp"
+nonisolated(unsafe) public let kSecAttrAccessGroup: CFString = "agrp"
 /// The accessibility class.
-public let kSecAttrAccessible: CFString = "pdmn"
+nonisolated(unsafe) public let kSecAttrAccessible: CFString = "pdmn"
 /// The access control (a SecAccessControl).
-public let kSecAttrAccessControl: CFString = "accc"
+nonisolated(unsafe) public let kSecAttrAccessControl: CFString = "accc"
 /// When the item was added.
-public let kSecAttrCreationDate: CFString = "cdat"
+nonisolated(unsafe) public let kSecAttrCreationDate: CFString = "cdat"
 /// When the item last changed.
-public let kSecAttrModificationDate: CFString = "mdat"
+nonisolated(unsafe) public let kSecAttrModificationDate: CFString = "mdat"
 /// Synchronisation to other devices (never, here).
-public let kSecAttrSynchronizable: CFString = "sync"
+nonisolated(unsafe) public let kSecAttrSynchronizable: CFString = "sync"
 /// The item's data.
-public let kSecValueData: CFString = "v_Data"
+nonisolated(unsafe) public let kSecValueData: CFString = "v_Data"
 /// Return the data.
-public let kSecReturnData: CFString = "r_Data"
+nonisolated(unsafe) public let kSecReturnData: CFString = "r_Data"
 /// Return the attributes.
-public let kSecReturnAttributes: CFString = "r_Attributes"
+nonisolated(unsafe) public let kSecReturnAttributes: CFString = "r_Attributes"
 /// Return a reference (not supported: errSecParam).
-public let kSecReturnRef: CFString = "r_Ref"
+nonisolated(unsafe) public let kSecReturnRef: CFString = "r_Ref"
 /// Return a persistent reference (not supported: errSecParam).
-public let kSecReturnPersistentRef: CFString = "r_PersistentRef"
+nonisolated(unsafe) public let kSecReturnPersistentRef: CFString = "r_PersistentRef"
 /// How many items to return.
-public let kSecMatchLimit: CFString = "m_Limit"
+nonisolated(unsafe) public let kSecMatchLimit: CFString = "m_Limit"
 /// One item (the default).
-public let kSecMatchLimitOne: CFString = "m_LimitOne"
+nonisolated(unsafe) public let kSecMatchLimitOne: CFString = "m_LimitOne"
 /// Every matching item.
-public let kSecMatchLimitAll: CFString = "m_LimitAll"
+nonisolated(unsafe) public let kSecMatchLimitAll: CFString = "m_LimitAll"
 /// The prompt's text (deprecated by Apple in favour of LAContext.localizedReason; the seeds use it).
-public let kSecUseOperationPrompt: CFString = "u_OpPrompt"
+nonisolated(unsafe) public let kSecUseOperationPrompt: CFString = "u_OpPrompt"
 /// An LAContext to evaluate with, or one already evaluated.
-public let kSecUseAuthenticationContext: CFString = "u_AuthCtx"
+nonisolated(unsafe) public let kSecUseAuthenticationContext: CFString = "u_AuthCtx"
 /// Whether authentication UI may be shown.
-public let kSecUseAuthenticationUI: CFString = "u_AuthUI"
+nonisolated(unsafe) public let kSecUseAuthenticationUI: CFString = "u_AuthUI"
 /// UI allowed (the default).
-public let kSecUseAuthenticationUIAllow: CFString = "u_AuthUIA"
+nonisolated(unsafe) public let kSecUseAuthenticationUIAllow: CFString = "u_AuthUIA"
 /// Skip items that need authentication (SecItemCopyMatching only).
-public let kSecUseAuthenticationUISkip: CFString = "u_AuthUIS"
+nonisolated(unsafe) public let kSecUseAuthenticationUISkip: CFString = "u_AuthUIS"
 /// Fail with errSecInteractionNotAllowed instead of asking (deprecated by Apple).
-public let kSecUseAuthenticationUIFail: CFString = "u_AuthUIF"
+nonisolated(unsafe) public let kSecUseAuthenticationUIFail: CFString = "u_AuthUIF"
 
 /// Readable only while a passcode is set, never exported; deleted when the passcode is removed.
-public let kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly: CFString = "akpu"
+nonisolated(unsafe) public let kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly: CFString = "akpu"
 /// Readable while unlocked (the default).
-public let kSecAttrAccessibleWhenUnlocked: CFString = "ak"
+nonisolated(unsafe) public let kSecAttrAccessibleWhenUnlocked: CFString = "ak"
 /// Readable while unlocked, never exported.
-public let kSecAttrAccessibleWhenUnlockedThisDeviceOnly: CFString = "aku"
+nonisolated(unsafe) public let kSecAttrAccessibleWhenUnlockedThisDeviceOnly: CFString = "aku"
 /// Readable after the first unlock of the boot.
-public let kSecAttrAccessibleAfterFirstUnlock: CFString = "ck"
+nonisolated(unsafe) public let kSecAttrAccessibleAfterFirstUnlock: CFString = "ck"
 /// Readable after the first unlock of the boot, never exported.
-public let kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly: CFString = "cku"
+nonisolated(unsafe) public let kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly: CFString = "cku"

@@ -79,11 +79,11 @@ extension KeychainCall {
   func attributes(of item: AppItem) -> [String: Any] {
     let text = { (key: UInt8) in (try? item.fields.text(key)).flatMap { $0 } ?? "" }
     var attributes: [String: Any] = [
-      kSecClass: kSecClassGenericPassword, kSecAttrService: text(AppCall.Key.service),
-      kSecAttrAccount: text(AppCall.Key.account), kSecAttrLabel: text(AppCall.Key.label),
-      kSecAttrAccessGroup: text(AppCall.Key.accessGroup), kSecAttrAccessible: text(AppCall.Key.accessibility),
-      kSecAttrCreationDate: Date(timeIntervalSince1970: TimeInterval(Int64(bitPattern: item.integer(AppItem.Key.created) ?? 0))),
-      kSecAttrModificationDate: Date(timeIntervalSince1970: TimeInterval(Int64(bitPattern: item.integer(AppItem.Key.modified) ?? 0))),
+      kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: text(AppCall.Key.service),
+      kSecAttrAccount as String: text(AppCall.Key.account), kSecAttrLabel as String: text(AppCall.Key.label),
+      kSecAttrAccessGroup as String: text(AppCall.Key.accessGroup), kSecAttrAccessible as String: text(AppCall.Key.accessibility),
+      kSecAttrCreationDate as String: Date(timeIntervalSince1970: TimeInterval(Int64(bitPattern: item.integer(AppItem.Key.created) ?? 0))),
+      kSecAttrModificationDate as String: Date(timeIntervalSince1970: TimeInterval(Int64(bitPattern: item.integer(AppItem.Key.modified) ?? 0))),
     ]
     if let raw = item.integer(AppCall.Key.accessFlags),
       let accessibility = KeychainAccessibility(rawValue: text(AppCall.Key.accessibility))

@@ -9,12 +9,12 @@ struct KeychainCall {
 
   init(_ attributes: [String: Any]) {
     self.attributes = attributes
-    context = attributes[kSecUseAuthenticationContext] as? LAContext ?? LAContext()
+    context = attributes[kSecUseAuthenticationContext as String] as? LAContext ?? LAContext()
   }
 
-  func string(_ key: String) -> String? { attributes[key] as? String }
-  func flag(_ key: String) -> Bool { (attributes[key] as? Bool) ?? ((attributes[key] as? NSNumber)?.boolValue ?? false) }
-  var data: Data? { attributes[kSecValueData] as? Data }
+  func string(_ key: CFString) -> String? { attributes[key as String] as? String }
+  func flag(_ key: CFString) -> Bool { (self[key] as? Bool) ?? ((self[key] as? NSNumber)?.boolValue ?? false) }
+  var data: Data? { self[kSecValueData] as? Data }
 
   /// The item class must be a generic password; anything else is errSecParam (the only class this keychain has).
   /// A reserved access group is refused as `Keychain.refuseReserved` says (`adding` for SecItemAdd).
@@ -162,10 +162,10 @@ public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
 /// An item's attributes as SecItemCopyMatching returns them (kSecReturnAttributes).
 func attributeDictionary(_ item: KeychainItem, data: Data?) -> [String: Any] {
   var attributes: [String: Any] = [
-    kSecClass: kSecClassGenericPassword, kSecAttrService: item.service, kSecAttrAccount: item.account,
-    kSecAttrLabel: item.label, kSecAttrAccessGroup: item.accessGroup, kSecAttrAccessible: item.accessibility.rawValue,
-    kSecAttrCreationDate: Date(timeIntervalSince1970: TimeInterval(item.created)),
-    kSecAttrModificationDate: Date(timeIntervalSince1970: TimeInterval(item.modified)),
+    kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: item.service, kSecAttrAccount as String: item.account,
+    kSecAttrLabel as String: item.label, kSecAttrAccessGroup as String: item.accessGroup, kSecAttrAccessible as String: item.accessibility.rawValue,
+    kSecAttrCreationDate as String: Date(timeIntervalSince1970: TimeInterval(item.created)),
+    kSecAttrModificationDate as String: Date(timeIntervalSince1970: TimeInterval(item.modified)),
   ]
   if let flags = item.flags {
     attributes[kSecAttrAccessControl] = SecAccessControl(accessibility: item.accessibility, flags: flags)

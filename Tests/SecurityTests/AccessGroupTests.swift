@@ -9,24 +9,24 @@ import Testing
 struct AccessGroupTests {
   func add(_ group: String?, _ data: String) -> OSStatus {
     var attributes: [String: Any] = [
-      kSecClass: kSecClassGenericPassword, kSecAttrService: "mail", kSecAttrAccount: "alice",
-      kSecValueData: Data(data.utf8), kSecAttrAccessible: kSecAttrAccessibleWhenUnlocked,
+      kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "mail", kSecAttrAccount as String: "alice",
+      kSecValueData as String: Data(data.utf8), kSecAttrAccessible as String: kSecAttrAccessibleWhenUnlocked,
     ]
-    if let group { attributes[kSecAttrAccessGroup] = group }
+    if let group { attributes[kSecAttrAccessGroup as String] = group }
     return SecItemAdd(attributes as CFDictionary, nil)
   }
 
   func read(_ group: String?, all: Bool = false) -> (OSStatus, [String]) {
     var query: [String: Any] = [
-      kSecClass: kSecClassGenericPassword, kSecAttrService: "mail", kSecAttrAccount: "alice",
-      kSecReturnAttributes: true, kSecReturnData: true,
-      kSecMatchLimit: all ? kSecMatchLimitAll : kSecMatchLimitOne,
+      kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "mail", kSecAttrAccount as String: "alice",
+      kSecReturnAttributes as String: true, kSecReturnData as String: true,
+      kSecMatchLimit as String: all ? kSecMatchLimitAll : kSecMatchLimitOne,
     ]
-    if let group { query[kSecAttrAccessGroup] = group }
+    if let group { query[kSecAttrAccessGroup as String] = group }
     var result: AnyObject?
     let status = SecItemCopyMatching(query as CFDictionary, &result)
     let items = (all ? result as? [[String: Any]] : (result as? [String: Any]).map { [$0] }) ?? []
-    return (status, items.map { "\($0[kSecAttrAccessGroup] as? String ?? "?"):\(String(decoding: $0[kSecValueData] as? Data ?? Data(), as: UTF8.self))" })
+    return (status, items.map { "\($0[kSecAttrAccessGroup as String] as? String ?? "?"):\(String(decoding: $0[kSecValueData as String] as? Data ?? Data(), as: UTF8.self))" })
   }
 
   @Test("one service and account per group; a query with a group sees that group only, one without sees all")
@@ -41,11 +41,11 @@ struct AccessGroupTests {
       #expect(read("com.example.mail") == (errSecSuccess, ["com.example.mail:one"]))
       #expect(read("org.other").0 == errSecItemNotFound)
       #expect(Set(read(nil, all: true).1) == ["com.example.mail:one", "com.example.notes:two", ":three"])
-      var query: [String: Any] = [kSecClass: kSecClassGenericPassword, kSecAttrAccessGroup: "com.example.mail"]
+      var query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrAccessGroup as String: "com.example.mail"]
       #expect(SecItemDelete(query as CFDictionary) == errSecSuccess)
-      query[kSecAttrAccessGroup] = nil
-      query[kSecReturnAttributes] = true
-      query[kSecMatchLimit] = kSecMatchLimitAll
+      query[kSecAttrAccessGroup as String] = nil
+      query[kSecReturnAttributes as String] = true
+      query[kSecMatchLimit as String] = kSecMatchLimitAll
       var left: AnyObject?
       #expect(SecItemCopyMatching(query as CFDictionary, &left) == errSecSuccess)
       #expect((left as? [[String: Any]])?.count == 2)

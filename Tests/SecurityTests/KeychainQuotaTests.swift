@@ -41,8 +41,8 @@ struct KeychainQuotaTests {
 
   func add(_ account: String, bytes: Int = 8) -> OSStatus {
     let attributes: [String: Any] = [
-      kSecClass: kSecClassGenericPassword, kSecAttrService: "quota", kSecAttrAccount: account,
-      kSecValueData: Data(repeating: 0x61, count: bytes), kSecAttrAccessible: kSecAttrAccessibleWhenUnlocked,
+      kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "quota", kSecAttrAccount as String: account,
+      kSecValueData as String: Data(repeating: 0x61, count: bytes), kSecAttrAccessible as String: kSecAttrAccessibleWhenUnlocked,
     ]
     return SecItemAdd(attributes as CFDictionary, nil)
   }
@@ -54,7 +54,7 @@ struct KeychainQuotaTests {
       for n in 1...3 { #expect(add("item-\(n)") == errSecSuccess) }
       #expect(add("item-4") == errSecAllocate)
       #expect(world.itemFiles.count == 3, "nothing was written")
-      let query: [String: Any] = [kSecClass: kSecClassGenericPassword, kSecAttrService: "quota", kSecAttrAccount: "item-1"]
+      let query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "quota", kSecAttrAccount as String: "item-1"]
       #expect(SecItemDelete(query as CFDictionary) == errSecSuccess)
       #expect(add("item-4") == errSecSuccess)
       #expect(add("item-1") == errSecAllocate)

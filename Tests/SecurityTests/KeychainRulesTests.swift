@@ -26,8 +26,8 @@ struct KeychainRulesTests {
       var error: Unmanaged<CFError>?
       let control = SecAccessControlCreateWithFlags(kCFAllocatorDefault, kSecAttrAccessibleWhenUnlocked, .userPresence, &error)!
       let both: [String: Any] = [
-        kSecClass: kSecClassGenericPassword, kSecAttrAccount: "b", kSecValueData: Data("x".utf8),
-        kSecAttrAccessControl: control, kSecAttrAccessible: kSecAttrAccessibleWhenUnlocked,
+        kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: "b", kSecValueData as String: Data("x".utf8),
+        kSecAttrAccessControl as String: control, kSecAttrAccessible as String: kSecAttrAccessibleWhenUnlocked,
       ]
       #expect(SecItemAdd(both as CFDictionary, nil) == errSecParam)
       #expect(addItem("c", flags: .userPresence) == errSecSuccess)
@@ -150,8 +150,8 @@ struct KeychainRulesTests {
     let world = try KeychainWorld.ready()
     world.run {
       #expect(addItem("ud", flags: .biometryAny) == errSecSuccess)
-      let query: [String: Any] = [kSecClass: kSecClassGenericPassword, kSecAttrService: "tests", kSecAttrAccount: "ud"]
-      #expect(SecItemUpdate(query as CFDictionary, [kSecValueData: Data("new".utf8)] as CFDictionary) == errSecSuccess)
+      let query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "tests", kSecAttrAccount as String: "ud"]
+      #expect(SecItemUpdate(query as CFDictionary, [kSecValueData as String: Data("new".utf8)] as CFDictionary) == errSecSuccess)
       world.touch()
       #expect(readItem("ud") == (errSecSuccess, "new"))
       #expect(SecItemDelete(query as CFDictionary) == errSecSuccess)

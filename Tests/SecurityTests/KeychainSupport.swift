@@ -8,28 +8,28 @@ func addItem(
   protection: CFString = kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly, context: LAContext? = nil
 ) -> OSStatus {
   var query: [String: Any] = [
-    kSecClass: kSecClassGenericPassword, kSecAttrService: "tests", kSecAttrAccount: account,
-    kSecValueData: Data(secret.utf8),
+    kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "tests", kSecAttrAccount as String: account,
+    kSecValueData as String: Data(secret.utf8),
   ]
   if let flags {
     var error: Unmanaged<CFError>?
     guard let control = SecAccessControlCreateWithFlags(kCFAllocatorDefault, protection, flags, &error) else { return errSecParam }
-    query[kSecAttrAccessControl] = control
+    query[kSecAttrAccessControl as String] = control
   } else {
-    query[kSecAttrAccessible] = protection
+    query[kSecAttrAccessible as String] = protection
   }
-  if let context { query[kSecUseAuthenticationContext] = context }
+  if let context { query[kSecUseAuthenticationContext as String] = context }
   return SecItemAdd(query as CFDictionary, nil)
 }
 
 /// Reads `account`'s data: the status and the text.
 func readItem(_ account: String, context: LAContext? = nil, ui: CFString? = nil) -> (OSStatus, String?) {
   var query: [String: Any] = [
-    kSecClass: kSecClassGenericPassword, kSecAttrService: "tests", kSecAttrAccount: account, kSecReturnData: true,
-    kSecUseOperationPrompt: "read \(account)",
+    kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "tests", kSecAttrAccount as String: account, kSecReturnData as String: true,
+    kSecUseOperationPrompt as String: "read \(account)",
   ]
-  if let context { query[kSecUseAuthenticationContext] = context }
-  if let ui { query[kSecUseAuthenticationUI] = ui }
+  if let context { query[kSecUseAuthenticationContext as String] = context }
+  if let ui { query[kSecUseAuthenticationUI as String] = ui }
   var result: AnyObject?
   let status = SecItemCopyMatching(query as CFDictionary, &result)
   return (status, (result as? Data).map { String(decoding: $0, as: UTF8.self) })

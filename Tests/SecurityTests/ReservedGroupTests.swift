@@ -11,8 +11,8 @@ struct ReservedGroupTests {
   static let group = KeychainOptions.moduleAccessGroup
 
   func query(_ group: String?) -> [String: Any] {
-    var query: [String: Any] = [kSecClass: kSecClassGenericPassword, kSecAttrService: "pam_localauth", kSecAttrAccount: "login"]
-    if let group { query[kSecAttrAccessGroup] = group }
+    var query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "pam_localauth", kSecAttrAccount as String: "login"]
+    if let group { query[kSecAttrAccessGroup as String] = group }
     return query
   }
 
@@ -38,18 +38,18 @@ struct ReservedGroupTests {
     world.run {
       for group in [nil, Self.group] {
         var copy = query(group)
-        copy[kSecReturnData] = true
-        copy[kSecUseAuthenticationUI] = kSecUseAuthenticationUIFail
+        copy[kSecReturnData as String] = true
+        copy[kSecUseAuthenticationUI as String] = kSecUseAuthenticationUIFail
         world.touch()
         var result: AnyObject?
         #expect(SecItemCopyMatching(copy as CFDictionary, &result) == errSecItemNotFound)
         #expect(result == nil)
-        let change: [String: Any] = [kSecValueData: Data("attacker".utf8)]
+        let change: [String: Any] = [kSecValueData as String: Data("attacker".utf8)]
         #expect(SecItemUpdate(query(group) as CFDictionary, change as CFDictionary) == errSecItemNotFound)
         #expect(SecItemDelete(query(group) as CFDictionary) == errSecItemNotFound)
       }
       var add = query(Self.group)
-      add[kSecValueData] = Data("attacker".utf8)
+      add[kSecValueData as String] = Data("attacker".utf8)
       #expect(SecItemAdd(add as CFDictionary, nil) == errSecMissingEntitlement)
     }
     #expect(world.itemFiles.count == 1, "nothing was added or removed")
@@ -62,8 +62,8 @@ struct ReservedGroupTests {
     let user = try world.userName
     world.run {
       var add = query(nil)
-      add[kSecValueData] = Data("attacker-chosen".utf8)
-      add[kSecAttrAccessible] = kSecAttrAccessibleWhenUnlocked
+      add[kSecValueData as String] = Data("attacker-chosen".utf8)
+      add[kSecAttrAccessible as String] = kSecAttrAccessibleWhenUnlocked
       #expect(SecItemAdd(add as CFDictionary, nil) == errSecSuccess)
     }
     #expect(try released(world) == nil, "an app-written secret is never handed out as PAM_AUTHTOK")
@@ -72,7 +72,7 @@ struct ReservedGroupTests {
     #expect(try released(world) == "unix-password")
     world.run {
       var copy = query(nil)
-      copy[kSecReturnData] = true
+      copy[kSecReturnData as String] = true
       var result: AnyObject?
       #expect(SecItemCopyMatching(copy as CFDictionary, &result) == errSecItemNotFound)
     }

@@ -21,19 +21,19 @@ public enum KeychainError: Error, Equatable, Sendable, CustomStringConvertible {
   /// The user's keychain is full: the add would pass `keychain_max_items` or `keychain_max_bytes` (errSecAllocate).
   case allocate(String)
 
-  /// Apple's status code (SecBase.h).
+  /// Apple's status code (SecBase.h; the constants and their messages are SecStatusTable's).
   public var status: Int32 {
     switch self {
-    case .parameter: -50
-    case .duplicateItem: -25299
-    case .itemNotFound: -25300
-    case .authenticationFailed: -25293
-    case .userCanceled: -128
-    case .interactionNotAllowed: -25308
-    case .notAvailable: -25291
-    case .storage: -36
-    case .missingEntitlement: -34018
-    case .allocate: -108
+    case .parameter: errSecParam
+    case .duplicateItem: errSecDuplicateItem
+    case .itemNotFound: errSecItemNotFound
+    case .authenticationFailed: errSecAuthFailed
+    case .userCanceled: errSecUserCanceled
+    case .interactionNotAllowed: errSecInteractionNotAllowed
+    case .notAvailable: errSecNotAvailable
+    case .storage: errSecIO
+    case .missingEntitlement: errSecMissingEntitlement
+    case .allocate: errSecAllocate
     }
   }
 
