@@ -27,13 +27,21 @@ struct FprintdHiddenRequestTests {
     let watch: RealPAM.FprintdTests.ClaimWatch
     let runDBus: String
     private var madeRunDBus = false
+    /// Held while the world may make and remove /run/dbus (FprintdHiddenRequestTests and FprintdAppIntentTests).
+    private let runDBusLock: Int32
 
     init() throws {
-      sudo = try SudoTests.Fixture(passcodeFirst: false)
+      let lock = try SharedTestUsers.lock("localauth-run-dbus")
+      runDBusLock = lock
+      do { sudo = try SudoTests.Fixture(passcodeFirst: false) } catch {
+        close(lock)
+        throw error
+      }
       do {
         fprintd = try FprintdWorld(root: sudo.folder + "/fprintd")
       } catch {
         sudo.tearDown()
+        close(lock)
         throw error
       }
       runDBus = sudo.folder + "/run-dbus"
@@ -55,6 +63,7 @@ struct FprintdHiddenRequestTests {
       } catch {
         fprintd.stop()
         sudo.tearDown()
+        close(lock)
         throw error
       }
     }
@@ -88,6 +97,7 @@ struct FprintdHiddenRequestTests {
       watch.stop()
       fprintd.stop()
       if madeRunDBus { rmdir("/run/dbus") }
+      close(runDBusLock)
       sudo.tearDown()
     }
   }

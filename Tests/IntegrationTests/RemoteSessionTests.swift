@@ -125,9 +125,13 @@ extension RemoteSessionTests {
     /// sshd's pid: spawned directly, as Foundation's Process takes sshd's closing of inherited descriptors for
     /// its exit and then blocks in waitpid, which stalls every other Process of the test run.
     private var sshd: pid_t?
+    private let devLog: SyslogSocket?
 
-    /// Sets up everything and starts sshd; `reuse` is the module's reuse_duration (0: none).
-    init(reuse: Int = 0) throws {
+    /// Sets up everything and starts sshd; `reuse` is the module's reuse_duration (0: none). `ledger: false` is
+    /// the "one service at a time" install: sshd's stack is Debian's and su's has no session line of ours.
+    /// `devLog` is put over /dev in sshd's namespace (with the terminals), so what its sessions log reaches the test.
+    init(reuse: Int = 0, ledger: Bool = true, devLog: SyslogSocket? = nil) throws {
+      self.devLog = devLog
       var template = Array("/tmp/localauth-e2e-ssh.XXXXXX".utf8CString)
       guard let made = mkdtemp(&template) else { throw LoginSuTests.SetupError.command("mkdtemp", errno, "") }
       folder = String(cString: made)
@@ -147,12 +151,16 @@ extension RemoteSessionTests {
         let sudo = try SudoTests.Fixture.stack(variant: .passcodeFallback, state: state, conf: conf)
         let su = try LoginSuTests.Fixture.stack(for: .su, variant: .passcodeFallback, state: state, conf: conf)
         try write(sudo.replacingOccurrences(of: " timeout=5", with: " timeout=5" + extra), to: folder + "/sudo", mode: 0o644)
-        try write(su.replacingOccurrences(of: " timeout=5", with: " timeout=5" + extra), to: folder + "/su", mode: 0o644)
+        let suLines = su.replacingOccurrences(of: " timeout=5", with: " timeout=5" + extra).split(separator: "\n", omittingEmptySubsequences: false)
+        let suStack = suLines.filter { ledger || !($0.hasPrefix("session") && $0.contains(LoginSuEnvironment.module)) }
+        try write(suStack.joined(separator: "\n"), to: folder + "/su", mode: 0o644)
         (uid, gid) = try addUser(RemoteSessionTests.userName)
         (targetUID, _) = try addUser(RemoteSessionTests.targetName)
         try manager.createDirectory(atPath: output, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
         guard chown(output, uid, gid) == 0 else { throw LoginSuTests.SetupError.command("chown \(output)", errno, "") }
-        try write(Self.sessionStack(module: LoginSuEnvironment.module, state: state, conf: conf), to: folder + "/sshd-pam", mode: 0o644)
+        let sshdStack = ledger ? try Self.sessionStack(module: LoginSuEnvironment.module, state: state, conf: conf)
+          : try String(contentsOfFile: "/etc/pam.d/sshd", encoding: .utf8)
+        try write(sshdStack, to: folder + "/sshd-pam", mode: 0o644)
         let login = try LoginSuTests.Fixture.stack(for: .login, variant: .passcodeFallback, state: state, conf: conf)
         try write(login.replacingOccurrences(of: " timeout=5", with: " timeout=5" + extra), to: folder + "/login", mode: 0o644)
         for user in [RemoteSessionTests.userName, RemoteSessionTests.targetName] {
@@ -236,7 +244,12 @@ extension RemoteSessionTests {
         (folder + "/sshd-pam", "/etc/pam.d/sshd"),
       ]
       // sshd starts as init starts it, in no login session: pam_loginuid gives each SSH login its own.
-      let script = "echo 4294967295 > /proc/self/loginuid && "
+      let devMounts = devLog.map {
+        // A private devpts instance: a bound /dev/ptmx cannot find its /dev/pts.
+        "mkdir -p '\($0.devFolder)/pts' && mount -t devpts -o newinstance,ptmxmode=0666,mode=0620 devpts '\($0.devFolder)/pts' && "
+          + "ln -sfn pts/ptmx '\($0.devFolder)/ptmx' && " + $0.mountCommands + " && "
+      }
+      let script = "echo 4294967295 > /proc/self/loginuid && " + (devMounts ?? "")
         + mounts.map { "mount --bind '\($0.0)' '\($0.1)'" }.joined(separator: " && ")
         + " && exec \(LoginSuEnvironment.python) '\(reaper)' \(RemoteSessionEnvironment.sshd) -D -f '\(folder)/sshd_config' -E '\(sshdLog)'"
       let pid = try Self.spawn(["/usr/bin/unshare", "--mount", "--propagation", "private", "/bin/sh", "-c", script])
