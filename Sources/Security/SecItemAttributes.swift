@@ -1,0 +1,233 @@
+import Foundation
+import LocalAuthCore
+
+// The item classes and attributes of Apple's password items beyond the core ones (SecItem.h), with Apple's own
+// string values, and how they map to the core's stored attributes (docs/KEYCHAIN.md, "Attributes").
+
+/// An internet password.
+public let kSecClassInternetPassword: CFString = "inet"
+/// A certificate (not held here: queries find nothing, adds are errSecUnimplemented).
+public let kSecClassCertificate: CFString = "cert"
+/// A cryptographic key (not held here: queries find nothing, adds are errSecUnimplemented).
+public let kSecClassKey: CFString = "keys"
+/// An identity (not held here: queries find nothing, adds are errSecUnimplemented).
+public let kSecClassIdentity: CFString = "idnt"
+
+/// The creator, a four-character code (CFNumber).
+public let kSecAttrCreator: CFString = "crtr"
+/// The type, a four-character code (CFNumber).
+public let kSecAttrType: CFString = "type"
+/// A user-visible description of the kind of item.
+public let kSecAttrDescription: CFString = "desc"
+/// A user-editable comment.
+public let kSecAttrComment: CFString = "icmt"
+/// Whether the item is hidden from keychain browsers (CFBoolean).
+public let kSecAttrIsInvisible: CFString = "invi"
+/// Whether the item is a negative entry, holding no valid password (CFBoolean).
+public let kSecAttrIsNegative: CFString = "nega"
+/// Application-defined data (CFData), generic passwords only.
+public let kSecAttrGeneric: CFString = "gena"
+/// The server's domain name or address (internet passwords).
+public let kSecAttrServer: CFString = "srvr"
+/// The security domain (internet passwords).
+public let kSecAttrSecurityDomain: CFString = "sdmn"
+/// The protocol, a kSecAttrProtocol* value (internet passwords).
+public let kSecAttrProtocol: CFString = "ptcl"
+/// The authentication scheme, a kSecAttrAuthenticationType* value (internet passwords).
+public let kSecAttrAuthenticationType: CFString = "atyp"
+/// The port (CFNumber; internet passwords).
+public let kSecAttrPort: CFString = "port"
+/// The path (internet passwords).
+public let kSecAttrPath: CFString = "path"
+/// kSecAttrSynchronizable's value that matches synchronizable and other items alike (queries only).
+public let kSecAttrSynchronizableAny: CFString = "syna"
+/// Readable always (deprecated by Apple); stored as kSecAttrAccessibleAfterFirstUnlock.
+public let kSecAttrAccessibleAlways: CFString = "dk"
+/// Readable always, never exported (deprecated by Apple); stored as kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly.
+public let kSecAttrAccessibleAlwaysThisDeviceOnly: CFString = "dku"
+/// Use the data-protection keychain (macOS); accepted and ignored: this keychain is the only one.
+public let kSecUseDataProtectionKeychain: CFString = "nleg"
+/// Do not show authentication UI (deprecated by Apple): as kSecUseAuthenticationUIFail.
+public let kSecUseNoAuthenticationUI: CFString = "u_NoAuthUI"
+/// A persistent reference (CFData) in a query, or in a result dictionary.
+public let kSecValuePersistentRef: CFString = "v_PersistentRef"
+/// A reference in a query or a result (Apple returns references only for keys, certificates and identities).
+public let kSecValueRef: CFString = "v_Ref"
+/// Compare text attributes ignoring case (CFBoolean).
+public let kSecMatchCaseInsensitive: CFString = "m_CaseInsensitive"
+
+// kSecAttrProtocol values.
+public let kSecAttrProtocolFTP: CFString = "ftp "
+public let kSecAttrProtocolFTPAccount: CFString = "ftpa"
+public let kSecAttrProtocolHTTP: CFString = "http"
+public let kSecAttrProtocolIRC: CFString = "irc "
+public let kSecAttrProtocolNNTP: CFString = "nntp"
+public let kSecAttrProtocolPOP3: CFString = "pop3"
+public let kSecAttrProtocolSMTP: CFString = "smtp"
+public let kSecAttrProtocolSOCKS: CFString = "sox "
+public let kSecAttrProtocolIMAP: CFString = "imap"
+public let kSecAttrProtocolLDAP: CFString = "ldap"
+public let kSecAttrProtocolAppleTalk: CFString = "atlk"
+public let kSecAttrProtocolAFP: CFString = "afp "
+public let kSecAttrProtocolTelnet: CFString = "teln"
+public let kSecAttrProtocolSSH: CFString = "ssh "
+public let kSecAttrProtocolFTPS: CFString = "ftps"
+public let kSecAttrProtocolHTTPS: CFString = "htps"
+public let kSecAttrProtocolHTTPProxy: CFString = "htpx"
+public let kSecAttrProtocolHTTPSProxy: CFString = "htsx"
+public let kSecAttrProtocolFTPProxy: CFString = "ftpx"
+public let kSecAttrProtocolSMB: CFString = "smb "
+public let kSecAttrProtocolRTSP: CFString = "rtsp"
+public let kSecAttrProtocolRTSPProxy: CFString = "rtsx"
+public let kSecAttrProtocolDAAP: CFString = "daap"
+public let kSecAttrProtocolEPPC: CFString = "eppc"
+public let kSecAttrProtocolIPP: CFString = "ipp "
+public let kSecAttrProtocolNNTPS: CFString = "ntps"
+public let kSecAttrProtocolLDAPS: CFString = "ldps"
+public let kSecAttrProtocolTelnetS: CFString = "tels"
+public let kSecAttrProtocolIMAPS: CFString = "imps"
+public let kSecAttrProtocolIRCS: CFString = "ircs"
+public let kSecAttrProtocolPOP3S: CFString = "pops"
+
+// kSecAttrAuthenticationType values.
+public let kSecAttrAuthenticationTypeNTLM: CFString = "ntlm"
+public let kSecAttrAuthenticationTypeMSN: CFString = "msna"
+public let kSecAttrAuthenticationTypeDPA: CFString = "dpaa"
+public let kSecAttrAuthenticationTypeRPA: CFString = "rpaa"
+public let kSecAttrAuthenticationTypeHTTPBasic: CFString = "http"
+public let kSecAttrAuthenticationTypeHTTPDigest: CFString = "httd"
+public let kSecAttrAuthenticationTypeHTMLForm: CFString = "form"
+public let kSecAttrAuthenticationTypeDefault: CFString = "dflt"
+
+/// What kSecClass names.
+enum SecItemClassName {
+  /// A password class this keychain holds.
+  case password(KeychainItemClass)
+  /// A key, certificate or identity: never held here.
+  case unsupported
+}
+
+/// The accessibility a kSecAttrAccessible value stands for (the deprecated Always classes as AfterFirstUnlock).
+func accessibility(fromApple raw: String) -> KeychainAccessibility? {
+  switch raw {
+  case kSecAttrAccessibleAlways: .afterFirstUnlock
+  case kSecAttrAccessibleAlwaysThisDeviceOnly: .afterFirstUnlockThisDeviceOnly
+  default: KeychainAccessibility(rawValue: raw)
+  }
+}
+
+extension KeychainCall {
+  /// A number attribute (CFNumber or CFBoolean), nil when absent or not a number.
+  func number(_ key: CFString) -> Int64? {
+    switch attributes[key as String] {
+    case let value as Bool: value ? 1 : 0
+    case let value as Int: Int64(value)
+    case let value as Int32: Int64(value)
+    case let value as UInt32: Int64(value)
+    case let value as Int64: value
+    case let value as UInt16: Int64(value)
+    case let value as NSNumber: value.int64Value
+    default: nil
+    }
+  }
+
+  /// kSecClass.
+  func className() throws(KeychainError) -> SecItemClassName {
+    guard let raw = string(kSecClass) else { throw .parameter("kSecClass is missing") }
+    switch raw {
+    case kSecClassGenericPassword: return .password(.genericPassword)
+    case kSecClassInternetPassword: return .password(.internetPassword)
+    case kSecClassKey, kSecClassCertificate, kSecClassIdentity: return .unsupported
+    default: throw .parameter("kSecClass \(raw) is not an item class")
+    }
+  }
+
+  /// How a dictionary's attributes are used.
+  enum Use { case add, query, update }
+
+  /// The stored attributes this dictionary sets (beyond service, account, label and access group), for an item of
+  /// `itemClass`; a query allows kSecAttrSynchronizableAny. A value of the wrong type is errSecParam, as is an
+  /// internet password's attribute on a generic password.
+  func storedAttributes(_ itemClass: KeychainItemClass, use: Use) throws(KeychainError) -> KeychainAttributes {
+    let query = use == .query
+    var stored = KeychainAttributes()
+    for (name, kind) in KeychainAttributes.known where attributes[name] != nil {
+      if itemClass == .genericPassword && KeychainAttributes.internetOnly.contains(name) {
+        throw .parameter("\(name) is an attribute of internet passwords")
+      }
+      if name == KeychainAttributes.synchronizable {
+        if query && string(kSecAttrSynchronizable) == kSecAttrSynchronizableAny { continue }
+        guard let value = number(kSecAttrSynchronizable) else { throw .parameter("kSecAttrSynchronizable is not a boolean") }
+        // Only a synchronizable item stores it (an unset sync is 0), so other items keep their primary key.
+        if value != 0 { stored[name] = .number(1) } else if use != .add { stored[name] = .number(0) }
+        continue
+      }
+      switch kind {
+      case .text:
+        guard let text = string(name) else { throw .parameter("\(name) is not a string") }
+        stored[name] = .text(text)
+      case .number:
+        guard let value = number(name) else { throw .parameter("\(name) is not a number") }
+        stored[name] = .number(value)
+      case .bytes:
+        guard let data = attributes[name] as? Data else { throw .parameter("\(name) is not data") }
+        stored[name] = .bytes(Array(data))
+      }
+    }
+    // A query without kSecAttrSynchronizable selects the items that are not synchronizable, as Apple's does.
+    if query && attributes[kSecAttrSynchronizable] == nil { stored[KeychainAttributes.synchronizable] = .number(0) }
+    return stored
+  }
+
+  /// The query the dictionary describes, for items of `itemClass`.
+  func query(_ itemClass: KeychainItemClass) throws(KeychainError) -> Keychain.Query {
+    var query = Keychain.Query(
+      service: string(kSecAttrService), account: string(kSecAttrAccount), label: string(kSecAttrLabel),
+      accessGroup: string(kSecAttrAccessGroup))
+    query.itemClass = itemClass
+    query.attributes = try storedAttributes(itemClass, use: .query)
+    query.caseInsensitive = flag(kSecMatchCaseInsensitive)
+    if let reference = attributes[kSecValuePersistentRef] {
+      guard let data = reference as? Data, let (named, id) = KeychainItem.parseReference(Array(data)) else {
+        throw .parameter("kSecValuePersistentRef is not a persistent reference")
+      }
+      // A reference names one item; the class must agree, and sync does not narrow it.
+      query.id = named == itemClass ? id : "-"
+      query.attributes[KeychainAttributes.synchronizable] = nil
+    }
+    return query
+  }
+}
+
+/// The attributes of `item` beyond the core ones, as Apple's dictionaries hold them.
+func appleAttributes(_ stored: KeychainAttributes, into dictionary: inout [String: Any]) {
+  for entry in stored.entries {
+    switch entry.value {
+    case .text(let text): dictionary[entry.name] = text
+    case .number(let number):
+      let boolean = entry.name == "invi" || entry.name == "nega" || entry.name == "sync"
+      dictionary[entry.name] = boolean ? (number != 0) as Any : Int(number) as Any
+    case .bytes(let bytes): dictionary[entry.name] = Data(bytes)
+    }
+  }
+  if dictionary[kSecAttrSynchronizable] == nil { dictionary[kSecAttrSynchronizable] = false }
+}
+
+/// What SecItemCopyMatching returns for one item: a dictionary when the attributes or more than one kind of result
+/// are asked for, else the data or the persistent reference alone (kSecReturnRef is ignored for passwords, as on
+/// Apple's systems, which return references only for keys, certificates and identities).
+func copyResult(attributes: [String: Any], data: Data?, reference: Data, call: KeychainCall) -> Any? {
+  let wantsAttributes = call.flag(kSecReturnAttributes)
+  let wantsData = call.flag(kSecReturnData)
+  let wantsReference = call.flag(kSecReturnPersistentRef)
+  if wantsAttributes || (wantsData && wantsReference) {
+    var dictionary = wantsAttributes ? attributes : [:]
+    if !wantsAttributes { dictionary.removeAll() }
+    if wantsData, let data { dictionary[kSecValueData] = data } else { dictionary[kSecValueData] = nil }
+    if wantsReference { dictionary[kSecValuePersistentRef] = reference }
+    return dictionary
+  }
+  if wantsData { return data }
+  if wantsReference { return reference }
+  return nil
+}
