@@ -97,6 +97,21 @@ struct ItemUpdateTests {
     }
   }
 
+  @Test("the quota holds for updates: data that would pass keychain_max_bytes is errSecAllocate, and nothing changes")
+  func updateQuota() throws {
+    let world = try KeychainWorld.ready(limits: KeychainLimits(maxItems: 10, maxBytes: 6000))
+    world.run {
+      #expect(addItem("small", "one", flags: nil, protection: kSecAttrAccessibleWhenUnlocked) == errSecSuccess)
+      let big: [String: Any] = [kSecValueData as String: Data(repeating: 0x41, count: 4000)]
+      #expect(SecItemUpdate(query("small") as CFDictionary, big as CFDictionary) == errSecAllocate)
+      #expect(readItem("small") == (errSecSuccess, "one"))
+      let fits: [String: Any] = [kSecValueData as String: Data(repeating: 0x41, count: 1000)]
+      #expect(SecItemUpdate(query("small") as CFDictionary, fits as CFDictionary) == errSecSuccess)
+      let huge: [String: Any] = [kSecAttrComment as String: String(repeating: "c", count: 3000)]
+      #expect(SecItemUpdate(query("small") as CFDictionary, huge as CFDictionary) == errSecParam)
+    }
+  }
+
   @Test("persistent references: returned as data, stable across updates, and accepted by copy, update and delete")
   func persistentReferences() throws {
     let world = try KeychainWorld.ready()

@@ -71,11 +71,21 @@ extension Keychain {
       let selected = all.filter { query.matches($0) }
       guard !selected.isEmpty else { throw .itemNotFound }
       // Apple's uniqueness, checked for every item before any is written.
-      var keys = all.filter { item in !selected.contains { $0.id == item.id } }.map { $0.uniqueKey }
+      let others = all.filter { item in !selected.contains { $0.id == item.id } }
+      var keys = others.map { $0.uniqueKey }
+      var bytes = others.reduce(0) { $0 + $1.encoded().count }
       var updated: [KeychainItem] = []
       for item in selected {
         let changed = changes.applied(to: item)
+        if changed.attributes.encode().count > KeychainAttributes.maximumSize {
+          throw .parameter("the attributes take more than \(KeychainAttributes.maximumSize) bytes")
+        }
         if keys.contains(changed.uniqueKey) { throw .duplicateItem }
+        // The quota holds for updates too: the new file's size, counting the data's (sealed) size as it will be.
+        bytes += changed.encoded().count + 2 * max(0, (changes.data?.count ?? 0) - (item.sealed.count - 28))
+        if bytes > limits.maxBytes {
+          throw .allocate("user \(user)'s items would take \(bytes) bytes, more than keychain_max_bytes (\(limits.maxBytes))")
+        }
         keys.append(changed.uniqueKey)
         updated.append(changed)
       }

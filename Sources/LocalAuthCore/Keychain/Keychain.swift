@@ -134,6 +134,9 @@ public final class Keychain {
       if flags.contains(.privateKeyUsage) { throw .parameter("privateKeyUsage does not apply to generic passwords") }
     }
     guard new.data.count <= KeychainItem.maximumDataSize else { throw .parameter("the data is larger than 16 KiB") }
+    if new.attributes.encode().count > KeychainAttributes.maximumSize {
+      throw .parameter("the attributes take more than \(KeychainAttributes.maximumSize) bytes")
+    }
     if new.accessibility == .whenPasscodeSetThisDeviceOnly && record?.passcodeHash == nil {
       throw .notAvailable("no passcode is set, and the class WhenPasscodeSetThisDeviceOnly needs one")
     }

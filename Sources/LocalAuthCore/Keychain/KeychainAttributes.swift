@@ -34,6 +34,9 @@ public struct KeychainAttributes: Equatable, Sendable {
     case bytes = 0x62  // "b"
   }
 
+  /// The most bytes an item's attributes take encoded (so that an item file stays under its limit).
+  public static let maximumSize = 2048
+
   /// The attributes, sorted by name.
   public private(set) var entries: [Entry] = []
 
