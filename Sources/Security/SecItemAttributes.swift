@@ -222,8 +222,7 @@ func copyResult(attributes: [String: Any], data: Data?, reference: Data, call: K
   let wantsReference = call.flag(kSecReturnPersistentRef)
   if wantsAttributes || (wantsData && wantsReference) {
     var dictionary = wantsAttributes ? attributes : [:]
-    if !wantsAttributes { dictionary.removeAll() }
-    if wantsData, let data { dictionary[kSecValueData] = data } else { dictionary[kSecValueData] = nil }
+    dictionary[kSecValueData] = wantsData ? data : nil
     if wantsReference { dictionary[kSecValuePersistentRef] = reference }
     return dictionary
   }
