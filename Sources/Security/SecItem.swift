@@ -16,19 +16,13 @@ struct KeychainCall {
   func flag(_ key: CFString) -> Bool { (self[key] as? Bool) ?? ((self[key] as? NSNumber)?.boolValue ?? false) }
   var data: Data? { self[kSecValueData] as? Data }
 
-  /// The item class must be a generic password; anything else is errSecParam (the only class this keychain has).
-  /// A reserved access group is refused as `Keychain.refuseReserved` says (`adding` for SecItemAdd).
-  func checkClass(adding: Bool = false) throws(KeychainError) {
-    guard let itemClass = string(kSecClass) else { throw .parameter("kSecClass is missing") }
-    guard itemClass == kSecClassGenericPassword else { throw .parameter("only kSecClassGenericPassword items are supported") }
-    if flag(kSecAttrSynchronizable) { throw .parameter("items are never synchronised off this device") }
+  /// The item class: a password class, or a key, certificate or identity class (which this keychain never holds;
+  /// the caller answers for them). A reserved access group is refused as `Keychain.refuseReserved` says (`adding`
+  /// for SecItemAdd).
+  func checkClass(adding: Bool = false) throws(KeychainError) -> SecItemClassName {
+    let named = try className()
     try Keychain.refuseReserved(string(kSecAttrAccessGroup), adding: adding)
-  }
-
-  var query: Keychain.Query {
-    Keychain.Query(
-      service: string(kSecAttrService), account: string(kSecAttrAccount), label: string(kSecAttrLabel),
-      accessGroup: string(kSecAttrAccessGroup))
+    return named
   }
 
   /// The context's environment and what it established; the operation prompt overrides its reason.
@@ -60,51 +54,62 @@ private func keychainErrors<T>(_ body: () throws(KeychainError) -> T) throws(Loc
 }
 
 /// Adds an item. Needs no authentication, except an application password for `.applicationPassword` items
-/// (from the context's `setCredential`, else asked).
+/// (from the context's `setCredential`, else asked). Keys, certificates and identities are errSecUnimplemented.
 public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
   run { () throws(LocalAuthError) in
     let call = KeychainCall(attributes)
-    try keychainErrors { () throws(KeychainError) in try call.checkClass(adding: true) }
-    let control = attributes[kSecAttrAccessControl] as? SecAccessControl
-    if control != nil && attributes[kSecAttrAccessible] != nil {
+    guard case .password(let itemClass) = try keychainErrors({ () throws(KeychainError) in try call.checkClass(adding: true) }) else {
+      throw .keychain(.unimplemented("only generic and internet passwords are kept"))
+    }
+    let stored = try keychainErrors { () throws(KeychainError) in try call.storedAttributes(itemClass, use: .add) }
+    let control = attributes[kSecAttrAccessControl as String] as? SecAccessControl
+    if control != nil && attributes[kSecAttrAccessible as String] != nil {
       throw .keychain(.parameter("kSecAttrAccessible and kSecAttrAccessControl are mutually exclusive"))
     }
     let accessibility: KeychainAccessibility
     if let control { accessibility = control.accessibility } else if let raw = call.string(kSecAttrAccessible) {
-      guard let parsed = KeychainAccessibility(rawValue: raw) else { throw .keychain(.parameter("invalid protection")) }
+      guard let parsed = Security.accessibility(fromApple: raw) else { throw .keychain(.parameter("invalid protection")) }
       accessibility = parsed
     } else {
       accessibility = .whenUnlocked
     }
     guard let data = call.data else { throw .keychain(.parameter("kSecValueData is missing")) }
     if call.context.evaluatesThroughHelper {
-      let item = try call.addThroughHelper(accessibility: accessibility, flags: control?.flags, data: data)
+      let item = try call.addThroughHelper(
+        itemClass: itemClass, attributes: stored, accessibility: accessibility, flags: control?.flags, data: data)
       result?.pointee = item as AnyObject
       return
     }
     let (session, keychain) = try keychainErrors { () throws(KeychainError) in try call.session() }
-    let new = Keychain.NewItem(
+    var new = Keychain.NewItem(
       service: call.string(kSecAttrService) ?? "", account: call.string(kSecAttrAccount) ?? "",
       label: call.string(kSecAttrLabel) ?? "", accessGroup: call.string(kSecAttrAccessGroup) ?? "",
       accessibility: accessibility, flags: control?.flags, data: Array(data))
+    new.itemClass = itemClass
+    new.attributes = stored
     let item = try session.operations(keychain).add(new, request: session.request, authorization: session.authorization)
-    result?.pointee = attributeDictionary(item, data: nil) as AnyObject
+    let dictionary = attributeDictionary(item, data: nil)
+    let returns = [kSecReturnData, kSecReturnAttributes, kSecReturnPersistentRef].contains { call.flag($0) }
+    let value = returns ? copyResult(attributes: dictionary, data: data, reference: Data(item.persistentReference), call: call) : dictionary
+    result?.pointee = value.map { $0 as AnyObject }
   }
 }
 
-/// Finds items and returns their data or attributes; reading data runs the evaluations the item's access
-/// control needs (reusing what `kSecUseAuthenticationContext` already established).
+/// Finds items and returns their data, attributes or persistent references; reading data runs the evaluations the
+/// item's access control needs (reusing what `kSecUseAuthenticationContext` already established). Keys,
+/// certificates and identities are never found.
 public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
   run { () throws(LocalAuthError) in
     let call = KeychainCall(query)
-    try keychainErrors { () throws(KeychainError) in try call.checkClass() }
-    if call.flag(kSecReturnRef) || call.flag(kSecReturnPersistentRef) {
-      throw .keychain(.parameter("references are not supported; ask for kSecReturnData or kSecReturnAttributes"))
+    guard case .password(let itemClass) = try keychainErrors({ () throws(KeychainError) in try call.checkClass() }) else {
+      throw .keychain(.itemNotFound)
     }
+    let selection = try keychainErrors { () throws(KeychainError) in try call.query(itemClass) }
     let all = call.string(kSecMatchLimit) == kSecMatchLimitAll
-    let ui = call.string(kSecUseAuthenticationUI) ?? kSecUseAuthenticationUIAllow
+    var ui = call.string(kSecUseAuthenticationUI) ?? (kSecUseAuthenticationUIAllow as String)
+    if call.flag(kSecUseNoAuthenticationUI) { ui = kSecUseAuthenticationUIFail as String }
     if call.context.evaluatesThroughHelper {
-      result?.pointee = try call.copyThroughHelper(all: all, ui: ui)
+      result?.pointee = try call.copyThroughHelper(selection, all: all, ui: ui)
       return
     }
     let (session, keychain) = try keychainErrors { () throws(KeychainError) in try call.session() }
@@ -114,14 +119,13 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
     // What the reads established stays with the context, also when a later item's evaluation failed.
     defer { if returnData { call.context.keepKeychainAuthorization(authorization) } }
     let found = try session.operations(keychain).copy(
-      call.query, returnData: returnData, all: all, mode: mode, request: session.request, authorization: &authorization)
+      selection, returnData: returnData, all: all, mode: mode, request: session.request, authorization: &authorization)
     var values: [Any] = []
     for entry in found {
       let data = entry.data.map { Data($0) }
-      if call.flag(kSecReturnAttributes) {
-        values.append(attributeDictionary(entry.item, data: data))
-      } else if let data {
-        values.append(data)
+      let attributes = attributeDictionary(entry.item, data: nil)
+      if let value = copyResult(attributes: attributes, data: data, reference: Data(entry.item.persistentReference), call: call) {
+        values.append(value)
       }
     }
     guard !values.isEmpty else { return }
@@ -129,40 +133,71 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
   }
 }
 
-/// Changes the data (and label) of the items the query selects. Needs no authentication.
+/// Changes the items the query selects: their data and any attribute Apple lets an update change, the primary key,
+/// the accessibility and the access control included (docs/KEYCHAIN.md, "Updates"). New data needs no
+/// authentication; other changes re-seal the item's data, so its access control is satisfied first, as a read
+/// would. A change that makes two items alike is errSecDuplicateItem.
 public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
   run { () throws(LocalAuthError) in
     let call = KeychainCall(query)
-    try keychainErrors { () throws(KeychainError) in try call.checkClass() }
-    let changes = KeychainCall(attributesToUpdate)
-    if attributesToUpdate[kSecAttrAccessControl] != nil || attributesToUpdate[kSecAttrAccessible] != nil {
-      throw .keychain(.parameter("the access control of an item cannot be changed; delete and add it again"))
+    guard case .password(let itemClass) = try keychainErrors({ () throws(KeychainError) in try call.checkClass() }) else {
+      throw .keychain(.itemNotFound)
     }
-    if call.context.evaluatesThroughHelper {
-      return try call.updateThroughHelper(data: changes.data, label: changes.string(kSecAttrLabel))
-    }
+    let selection = try keychainErrors { () throws(KeychainError) in try call.query(itemClass) }
+    let changes = try keychainErrors { () throws(KeychainError) in try KeychainCall(attributesToUpdate).changes(itemClass) }
+    if call.context.evaluatesThroughHelper { return try call.updateThroughHelper(selection, changes: changes) }
     let (session, keychain) = try keychainErrors { () throws(KeychainError) in try call.session() }
-    try session.operations(keychain).update(
-      call.query, user: session.user, data: changes.data.map { Array($0) }, label: changes.string(kSecAttrLabel),
-      authorization: session.authorization)
+    var authorization = session.authorization
+    defer { if changes.data == nil { call.context.keepKeychainAuthorization(authorization) } }
+    try session.operations(keychain).update(selection, changes: changes, request: session.request, authorization: &authorization)
   }
 }
 
-/// Deletes the items the query selects (errSecItemNotFound when none). Needs no authentication.
+/// Deletes the items the query selects (errSecItemNotFound when none). Needs no authentication. Keys,
+/// certificates and identities: errSecItemNotFound (there are none).
 public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
   run { () throws(LocalAuthError) in
     let call = KeychainCall(query)
-    try keychainErrors { () throws(KeychainError) in try call.checkClass() }
-    if call.context.evaluatesThroughHelper { return try call.deleteThroughHelper() }
+    guard case .password(let itemClass) = try keychainErrors({ () throws(KeychainError) in try call.checkClass() }) else {
+      throw .keychain(.itemNotFound)
+    }
+    let selection = try keychainErrors { () throws(KeychainError) in try call.query(itemClass) }
+    if call.context.evaluatesThroughHelper { return try call.deleteThroughHelper(selection) }
     let (session, keychain) = try keychainErrors { () throws(KeychainError) in try call.session() }
-    try session.operations(keychain).delete(call.query, user: session.user)
+    try session.operations(keychain).delete(selection, user: session.user)
+  }
+}
+
+extension KeychainCall {
+  /// SecItemUpdate's attributes to update as the core's changes.
+  func changes(_ itemClass: KeychainItemClass) throws(KeychainError) -> Keychain.Changes {
+    var changes = Keychain.Changes(
+      service: string(kSecAttrService), account: string(kSecAttrAccount), label: string(kSecAttrLabel),
+      accessGroup: string(kSecAttrAccessGroup), attributes: try storedAttributes(itemClass, use: .update),
+      data: data.map { Array($0) })
+    let control = attributes[kSecAttrAccessControl as String] as? SecAccessControl
+    if attributes[kSecAttrAccessControl as String] != nil && control == nil {
+      throw .parameter("kSecAttrAccessControl is not a SecAccessControl")
+    }
+    if let raw = string(kSecAttrAccessible) {
+      guard let parsed = accessibility(fromApple: raw) else { throw .parameter("invalid protection") }
+      if let control, control.accessibility != parsed {
+        throw .parameter("kSecAttrAccessible and kSecAttrAccessControl disagree")
+      }
+      changes.accessibility = parsed
+    }
+    if let control {
+      changes.accessibility = control.accessibility
+      changes.flags = .some(control.flags)
+    }
+    return changes
   }
 }
 
 /// An item's attributes as SecItemCopyMatching returns them (kSecReturnAttributes).
 func attributeDictionary(_ item: KeychainItem, data: Data?) -> [String: Any] {
   var attributes: [String: Any] = [
-    kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: item.service, kSecAttrAccount as String: item.account,
+    kSecClass as String: item.itemClass.rawValue, kSecAttrService as String: item.service, kSecAttrAccount as String: item.account,
     kSecAttrLabel as String: item.label, kSecAttrAccessGroup as String: item.accessGroup, kSecAttrAccessible as String: item.accessibility.rawValue,
     kSecAttrCreationDate as String: Date(timeIntervalSince1970: TimeInterval(item.created)),
     kSecAttrModificationDate as String: Date(timeIntervalSince1970: TimeInterval(item.modified)),
@@ -170,6 +205,7 @@ func attributeDictionary(_ item: KeychainItem, data: Data?) -> [String: Any] {
   if let flags = item.flags {
     attributes[kSecAttrAccessControl] = SecAccessControl(accessibility: item.accessibility, flags: flags)
   }
+  appleAttributes(item.attributes, into: &attributes)
   if let data { attributes[kSecValueData] = data }
   return attributes
 }

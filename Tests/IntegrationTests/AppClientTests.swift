@@ -209,6 +209,22 @@ extension RealPAM {
       }
     }
 
+    @Test("issue 28 as an ordinary user: internet passwords, overwrite, rename, persistent references, allKeys, sync, wipe")
+    func itemModel() throws {
+      try withApp { _, app in
+        let run = try app.inTerminal(["item-model"])
+        #expect(
+          run.lines("status") == [
+            "status 0", "status -25299", "status 0", "status 0", "status 0", "status 0", "status 0", "status 0",
+            "status 0", "status 0", "status -25300", "status -25300", "status -25300",
+          ], "\(run.output)")
+        #expect(
+          run.lines("attr") == ["attr srvr example.com", "attr port 443", "attr icmt work", "attr acct bob", "attr key token"],
+          "\(run.output)")
+        #expect(run.lines("data") == ["data pw", "data pw2"], "\(run.output)")
+      }
+    }
+
     @Test("another user's items do not exist for the caller, and nothing is asked")
     func anotherUser() throws {
       try withApp { s, app in

@@ -211,10 +211,10 @@ struct AppProtocolTests {
     }
   }
 
-  @Test("frame headers: a call or item up to 20 KiB, every other tag up to 1024 bytes; a 2-byte header is no header")
+  @Test("frame headers: a call or item up to 24 KiB, every other tag up to 1024 bytes; a 2-byte header is no header")
   func frameMaximum() {
     let app = HelperMessage.maximumAppPayload
-    #expect(app == KeychainItem.maximumDataSize + 4096)
+    #expect(app == KeychainItem.maximumDataSize + 8192)
     for tag: UInt8 in [0x05, 0x15] {
       #expect(HelperMessage.payloadLength(header: [tag, UInt8(app >> 8), UInt8(app & 0xff)]) == app)
       #expect(HelperMessage.payloadLength(header: [tag, UInt8((app + 1) >> 8), UInt8((app + 1) & 0xff)]) == nil)
@@ -263,7 +263,7 @@ struct AppProtocolTests {
       ([1, AppReply.Key.result, 0, 1, 3], "an evaluation whose result is not an evaluation"),
       ([2], "a refusal without its code"),
       ([2, AppReply.Key.code, 0, 1, UInt8(AuthErrorCode.allCases.count)], "a refusal code past the last"),
-      ([3, AppReply.Key.keychainKind, 0, 1, 10], "keychain error kind 10"),
+      ([3, AppReply.Key.keychainKind, 0, 1, 11], "keychain error kind 11"),
       ([4, AppReply.Key.fault, 0, 1, 0], "fault 0"),
       ([4, AppReply.Key.fault, 0, 1, 8], "fault 8"),
       ([0, Key.reason, 0, 0], "a reply with a call's field"),

@@ -71,7 +71,26 @@ public struct AppCall: Equatable, Sendable {
     public static let secret: UInt8 = 28
     public static let algorithm: UInt8 = 29
     public static let peerKey: UInt8 = 30
+    /// kSecClass ("genp" or "inet").
+    public static let itemClass: UInt8 = 31
+    /// The other attributes, one encoded list (`KeychainAttributes.encode`).
+    public static let attributes: UInt8 = 32
+    /// kSecMatchCaseInsensitive.
+    public static let caseInsensitive: UInt8 = 33
+    /// kSecValuePersistentRef.
+    public static let reference: UInt8 = 34
+    /// SecItemUpdate's new attributes, one encoded list.
+    public static let newAttributes: UInt8 = 35
+    public static let newService: UInt8 = 36
+    public static let newAccount: UInt8 = 37
+    public static let newAccessGroup: UInt8 = 38
+    public static let newAccessibility: UInt8 = 39
+    /// The new access control's flags (8 bytes), or empty to remove it.
+    public static let newAccessFlags: UInt8 = 40
   }
+
+  /// The longest encoded attribute list.
+  public static let attributesLimit = 2048
 
   /// The longest text field (an attribute, a reason, a title).
   public static let textLimit = 512
@@ -96,6 +115,7 @@ public struct AppCall: Equatable, Sendable {
     ]
     let query: [(key: UInt8, limit: Int)] = [
       (Key.service, text), (Key.account, text), (Key.label, text), (Key.accessGroup, text),
+      (Key.itemClass, 4), (Key.attributes, attributesLimit), (Key.caseInsensitive, 0), (Key.reference, 20),
     ]
     switch operation {
     case .canEvaluate: return [(Key.policy, 1)]
@@ -108,7 +128,11 @@ public struct AppCall: Equatable, Sendable {
     case .keychainCopy:
       return query + prompt + [(Key.returnData, 0), (Key.returnAttributes, 0), (Key.matchAll, 0), (Key.interface, 1)]
     case .keychainUpdate:
-      return query + prompt + [(Key.newData, KeychainItem.maximumDataSize), (Key.newLabel, text)]
+      return query + prompt + [
+        (Key.newData, KeychainItem.maximumDataSize), (Key.newLabel, text), (Key.newAttributes, attributesLimit),
+        (Key.newService, text), (Key.newAccount, text), (Key.newAccessGroup, text), (Key.newAccessibility, 64),
+        (Key.newAccessFlags, 8),
+      ]
     case .keychainDelete: return query
     case .setApplicationPassword: return [(Key.password, SecretBytes.maximumLength)]
     case .feature: return [(Key.feature, 64), (Key.enable, 1)]

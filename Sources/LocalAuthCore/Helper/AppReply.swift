@@ -99,6 +99,7 @@ public enum AppReply: Equatable, Sendable {
     case .storage: (7, nil)
     case .missingEntitlement(let why): (8, why)
     case .allocate(let why): (9, why)
+    case .unimplemented(let why): (10, why)
     }
   }
 
@@ -114,6 +115,7 @@ public enum AppReply: Equatable, Sendable {
     case 7: return .storage(.io(path: "the keychain", operation: "a keychain operation in localauth-helper", errno: EIO))
     case 8: return .missingEntitlement(text)
     case 9: return .allocate(text)
+    case 10: return .unimplemented(text)
     default: throw .malformed("an unknown keychain error")
     }
   }
@@ -153,6 +155,9 @@ public struct AppItem: Equatable, Sendable {
     if let flags = item.flags { fields.set(AppCall.Key.accessFlags, AppItem.bigEndian(UInt64(flags.rawValue))) }
     fields.set(Key.created, AppItem.bigEndian(UInt64(bitPattern: item.created)))
     fields.set(Key.modified, AppItem.bigEndian(UInt64(bitPattern: item.modified)))
+    if item.itemClass != .genericPassword { fields.set(AppCall.Key.itemClass, text: item.itemClass.rawValue) }
+    if !item.attributes.isEmpty { fields.set(AppCall.Key.attributes, item.attributes.encode()) }
+    fields.set(AppCall.Key.reference, item.persistentReference)
     if let data { fields.set(AppCall.Key.data, data) }
     self.fields = fields
   }
@@ -161,7 +166,8 @@ public struct AppItem: Equatable, Sendable {
     (AppCall.Key.service, AppCall.textLimit), (AppCall.Key.account, AppCall.textLimit),
     (AppCall.Key.label, AppCall.textLimit), (AppCall.Key.accessGroup, AppCall.textLimit),
     (AppCall.Key.accessibility, 64), (AppCall.Key.accessFlags, 8), (Key.created, 8), (Key.modified, 8),
-    (AppCall.Key.data, KeychainItem.maximumDataSize),
+    (AppCall.Key.data, KeychainItem.maximumDataSize), (AppCall.Key.itemClass, 4),
+    (AppCall.Key.attributes, AppCall.attributesLimit), (AppCall.Key.reference, 20),
   ]
 
   /// A big-endian 8-byte value.

@@ -74,11 +74,7 @@ extension AppSession {
     guard let keychain = dependencies.keychain else { throw .keychain(.notAvailable("this system has no keychain")) }
     let fields = call.fields
     let operations = KeychainOperations(keychain: keychain, dependencies: dependencies, settings: options.evaluation)
-    let query = try wire { () throws(HelperProtocolError) -> Keychain.Query in
-      Keychain.Query(
-        service: try fields.text(AppCall.Key.service), account: try fields.text(AppCall.Key.account),
-        label: try fields.text(AppCall.Key.label), accessGroup: try fields.text(AppCall.Key.accessGroup))
-    }
+    let query = try wire { () throws(HelperProtocolError) -> Keychain.Query in try fields.keychainQuery() }
     switch call.operation {
     case .keychainAdd:
       let template = try request(fields, policy: .deviceOwnerAuthentication, defaultReason: "add a keychain item")
@@ -91,9 +87,12 @@ extension AppSession {
         let flags = fields.bytes(AppCall.Key.accessFlags).map {
           KeychainAccessFlags(rawValue: UInt($0.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }))
         }
-        return Keychain.NewItem(
+        var new = Keychain.NewItem(
           service: query.service ?? "", account: query.account ?? "", label: query.label ?? "",
           accessGroup: query.accessGroup ?? "", accessibility: accessibility ?? .whenUnlocked, flags: flags, data: data)
+        new.itemClass = query.itemClass ?? .genericPassword
+        new.attributes = query.attributes
+        return new
       }
       let item = try operations.add(new, request: template, authorization: authorization)
       try channel.sendItem(AppItem(item, data: nil))
@@ -111,9 +110,9 @@ extension AppSession {
       for entry in found { try channel.sendItem(AppItem(entry.item, data: entry.data)) }
       return .done(AppFields())
     case .keychainUpdate:
-      let label = try wire { () throws(HelperProtocolError) in try fields.text(AppCall.Key.newLabel) }
-      try operations.update(
-        query, user: user, data: fields.bytes(AppCall.Key.newData), label: label, authorization: authorization)
+      let template = try request(fields, policy: .deviceOwnerAuthentication, defaultReason: "change a keychain item")
+      let changes = try wire { () throws(HelperProtocolError) in try fields.keychainChanges() }
+      try operations.update(query, changes: changes, request: template, authorization: &authorization)
       return .done(AppFields())
     default:
       try operations.delete(query, user: user)

@@ -34,7 +34,7 @@ public enum HelperMessage: Equatable, Sendable {
   /// The largest payload either side sends or accepts.
   public static let maximumPayload = 1024
   /// The largest payload of an app's call and of an item: a keychain item's data (16 KiB) and its attributes.
-  public static let maximumAppPayload = KeychainItem.maximumDataSize + 4096
+  public static let maximumAppPayload = KeychainItem.maximumDataSize + 8192
   /// The app hello's text: the app protocol's version.
   public static let appVersion = "localauth-app 1"
 

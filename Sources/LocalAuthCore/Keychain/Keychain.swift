@@ -30,6 +30,10 @@ public final class Keychain {
     public var accessibility: KeychainAccessibility
     public var flags: KeychainAccessFlags?
     public var data: [UInt8]
+    /// kSecClass.
+    public var itemClass: KeychainItemClass = .genericPassword
+    /// The other attributes (docs/KEYCHAIN.md, "Attributes").
+    public var attributes = KeychainAttributes()
 
     /// Describes an item to add.
     public init(
@@ -56,6 +60,14 @@ public final class Keychain {
     public var accessGroup: String?
     /// With a nil `accessGroup`, also select the reserved groups (the administrator's listings and deletions).
     public var includesReservedGroups: Bool
+    /// kSecClass; nil selects both classes.
+    public var itemClass: KeychainItemClass? = nil
+    /// Further attributes that must be equal (an unset sync counts as 0).
+    public var attributes = KeychainAttributes()
+    /// kSecMatchCaseInsensitive: text attributes compare ignoring ASCII case.
+    public var caseInsensitive = false
+    /// kSecValuePersistentRef: only the item with this id.
+    public var id: String? = nil
 
     /// Describes a selection (no attribute: every item outside the reserved groups).
     public init(
@@ -72,8 +84,21 @@ public final class Keychain {
     /// True when `item` has every attribute given.
     public func matches(_ item: KeychainItem) -> Bool {
       let group = accessGroup.map { $0 == item.accessGroup } ?? (includesReservedGroups || !Keychain.isReserved(item.accessGroup))
-      return (service == nil || service == item.service) && (account == nil || account == item.account)
-        && (label == nil || label == item.label) && group
+      func same(_ wanted: String?, _ actual: String) -> Bool {
+        wanted.map { textEqual($0, actual, caseInsensitive: caseInsensitive) } ?? true
+      }
+      guard same(service, item.service) && same(account, item.account) && same(label, item.label) && group else { return false }
+      if let itemClass, itemClass != item.itemClass { return false }
+      if let id, id != item.id { return false }
+      for entry in attributes.entries {
+        let actual = item.attributes.matchValue(entry.name)
+        if case .text(let wanted) = entry.value, case .text(let text)? = actual {
+          if !textEqual(wanted, text, caseInsensitive: caseInsensitive) { return false }
+        } else if actual != entry.value {
+          return false
+        }
+      }
+      return true
     }
   }
 
@@ -109,6 +134,9 @@ public final class Keychain {
       if flags.contains(.privateKeyUsage) { throw .parameter("privateKeyUsage does not apply to generic passwords") }
     }
     guard new.data.count <= KeychainItem.maximumDataSize else { throw .parameter("the data is larger than 16 KiB") }
+    if new.attributes.encode().count > KeychainAttributes.maximumSize {
+      throw .parameter("the attributes take more than \(KeychainAttributes.maximumSize) bytes")
+    }
     if new.accessibility == .whenPasscodeSetThisDeviceOnly && record?.passcodeHash == nil {
       throw .notAvailable("no passcode is set, and the class WhenPasscodeSetThisDeviceOnly needs one")
     }
@@ -125,8 +153,10 @@ public final class Keychain {
     return try folder.locked { () throws(KeychainError) -> KeychainItem in
       // The index, not the items: an add costs one file read, however many items there are.
       var index = try KeychainIndex.load(folder)
-      // Apple's uniqueness for a generic password: class, service, account and access group.
-      let key = KeychainIndex.key(service: new.service, account: new.account, accessGroup: new.accessGroup)
+      // Apple's uniqueness (KeychainItem.uniqueKey).
+      let key = KeychainItem.uniqueKey(
+        itemClass: new.itemClass, service: new.service, account: new.account, accessGroup: new.accessGroup,
+        attributes: new.attributes)
       if index.contains(key: key) { throw .duplicateItem }
       if index.count >= limits.maxItems {
         throw .allocate("user \(user) has \(index.count) items, the most keychain_max_items allows")
@@ -135,7 +165,7 @@ public final class Keychain {
       let id = hexEncode(try keychainCrypto { () throws(CryptoError) -> [UInt8] in try Crypto.randomBytes(16) })
       var item = KeychainItem(
         id: id, service: new.service, account: new.account, label: new.label, accessGroup: new.accessGroup,
-        accessibility: new.accessibility,
+        itemClass: new.itemClass, attributes: new.attributes, accessibility: new.accessibility,
         flags: new.flags, domainState: domainState, keySource: flags.isPasscodeKeyed ? .passcode : .device,
         created: now, modified: now)
       var shared = item.keySource == .passcode ? try passcodeShare(for: &item, in: folder) : []
@@ -201,37 +231,6 @@ public final class Keychain {
     }
     var copy = item
     return try unseal(&copy, user: user, shared: shared, applicationPassword: authorization.applicationPassword, hasher: hasher)
-  }
-
-  /// Replaces the data (and label) of the items `query` selects; no authentication, as on Apple's systems.
-  /// Passcode-keyed items are re-keyed with a new ephemeral key, so their data never needs the passcode here.
-  public func update(
-    _ query: Query, for user: UserName, data: [UInt8]?, label: String?, applicationPassword: SecretBytes? = nil,
-    hasher: PasscodeHasher
-  ) throws(KeychainError) -> Int {
-    if let data, data.count > KeychainItem.maximumDataSize { throw .parameter("the data is larger than 16 KiB") }
-    let folder = folder(user)
-    return try folder.locked { () throws(KeychainError) -> Int in
-      let selected = try folder.items().items.filter { query.matches($0) }
-      guard !selected.isEmpty else { throw .itemNotFound }
-      for var item in selected {
-        if let label { item.label = label }
-        item.modified = Int64(clock.now().seconds)
-        guard let data else {
-          // Attributes only: the sealed data is bound to them, so it is re-sealed under the new ones.
-          throw .parameter("changing attributes without new data is not supported; give kSecValueData")
-        }
-        var shared = item.keySource == .passcode ? try passcodeShare(for: &item, in: folder) : []
-        defer { wipe(&shared) }
-        if item.flags?.contains(.applicationPassword) == true && applicationPassword == nil {
-          throw .parameter("an applicationPassword item needs the password to be updated")
-        }
-        try seal(&item, data: data, user: user, shared: shared, applicationPassword: applicationPassword, hasher: hasher, create: false)
-        try KeychainIndex.drop(folder)
-        try folder.write(item)
-      }
-      return selected.count
-    }
   }
 
   /// Deletes the items `query` selects; `itemNotFound` when there is none.

@@ -20,6 +20,8 @@ public enum KeychainError: Error, Equatable, Sendable, CustomStringConvertible {
   case missingEntitlement(String)
   /// The user's keychain is full: the add would pass `keychain_max_items` or `keychain_max_bytes` (errSecAllocate).
   case allocate(String)
+  /// An item class this keychain does not hold: keys, certificates, identities (errSecUnimplemented).
+  case unimplemented(String)
 
   /// Apple's status code (SecBase.h; the constants and their messages are SecStatusTable's).
   public var status: Int32 {
@@ -34,6 +36,7 @@ public enum KeychainError: Error, Equatable, Sendable, CustomStringConvertible {
     case .storage: errSecIO
     case .missingEntitlement: errSecMissingEntitlement
     case .allocate: errSecAllocate
+    case .unimplemented: errSecUnimplemented
     }
   }
 
@@ -49,6 +52,7 @@ public enum KeychainError: Error, Equatable, Sendable, CustomStringConvertible {
     case .storage(let error): error.description
     case .missingEntitlement(let why): "The keychain request is not allowed: \(why)."
     case .allocate(let why): "The keychain is full: \(why)."
+    case .unimplemented(let why): "The keychain request is not supported: \(why)."
     }
   }
 }

@@ -13,7 +13,7 @@ public struct KeychainLimits: Equatable, Sendable {
 }
 
 /// What an add needs to know of the items already in a user's keychain, without opening them: each item's id, file
-/// size and unique key (service, account, access group). Kept in the folder's `.index` (root's, like the rest) and
+/// size and unique key (`KeychainItem.uniqueKey`). Kept in the folder's `.index` (root's, like the rest) and
 /// trusted only while it names exactly the `item-` files the folder holds; otherwise it is rebuilt from the items,
 /// once. Updates and deletions drop it (the next add rebuilds it). So an add reads one file, not every item.
 struct KeychainIndex: Equatable {
@@ -34,11 +34,6 @@ struct KeychainIndex: Equatable {
   static let header = "localauth-keychain-index 1"
   /// The longest index file read (64-byte ids and three hex keys per line, far beyond any quota).
   static let maximumFileSize = 64 * 1024 * 1024
-
-  /// The unique key of a generic password: service, account and access group (Apple's, with the class).
-  static func key(service: String, account: String, accessGroup: String) -> String {
-    hexEncode(Array(service.utf8)) + "/" + hexEncode(Array(account.utf8)) + "/" + hexEncode(Array(accessGroup.utf8))
-  }
 
   /// The item count.
   var count: Int { entries.count }
@@ -85,7 +80,7 @@ struct KeychainIndex: Equatable {
       entries.append(
         Entry(
           id: id, size: bytes.count,
-          key: item.map { key(service: $0.service, account: $0.account, accessGroup: $0.accessGroup) } ?? "-"))
+          key: item.map { $0.uniqueKey } ?? "-"))
     }
     let rebuilt = KeychainIndex(entries: entries)
     try folder.write(fileName, rebuilt.encoded())

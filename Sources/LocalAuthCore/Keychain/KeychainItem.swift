@@ -1,4 +1,4 @@
-/// One generic-password item: its attributes in clear, its data sealed (AES-256-GCM over the attributes).
+/// One password item (generic or internet): its attributes in clear, its data sealed (AES-256-GCM over the attributes).
 public struct KeychainItem: Equatable, Sendable {
   /// Where the item's key comes from.
   public enum KeySource: String, Sendable {
@@ -18,6 +18,10 @@ public struct KeychainItem: Equatable, Sendable {
   public var label: String
   /// kSecAttrAccessGroup: a namespace, "" when the item was added without one (docs/KEYCHAIN.md, "Access groups").
   public var accessGroup: String = ""
+  /// kSecClass.
+  public var itemClass: KeychainItemClass = .genericPassword
+  /// The other attributes Apple defines for the class (docs/KEYCHAIN.md, "Attributes").
+  public var attributes = KeychainAttributes()
   /// kSecAttrAccessible.
   public var accessibility: KeychainAccessibility
   /// kSecAttrAccessControl's flags; nil when the item has no access control.
@@ -64,6 +68,9 @@ extension KeychainItem {
     lines.append("label " + hexEncode(Array(label.utf8)))
     // Written only when set, so the items added before access groups existed read and decrypt as they were.
     if !accessGroup.isEmpty { lines.append("group " + hexEncode(Array(accessGroup.utf8))) }
+    // Likewise the class and the other attributes, written only when they differ from a plain generic password.
+    if itemClass != .genericPassword { lines.append("class " + itemClass.rawValue) }
+    lines += attributes.lines()
     lines.append("accessible " + accessibility.rawValue)
     lines.append("flags " + (flags.map { String($0.rawValue) } ?? "-"))
     lines.append("domain " + (domainState.map { hexEncode(Array($0.utf8)) } ?? "-"))
@@ -125,10 +132,51 @@ extension KeychainItem {
       guard let named = textField("group"), !named.isEmpty else { return nil }
       group = named
     }
+    var itemClass = KeychainItemClass.genericPassword
+    if let raw = fields["class"] {
+      guard let named = KeychainItemClass(rawValue: raw), named != .genericPassword else { return nil }
+      itemClass = named
+    }
+    var attributes = KeychainAttributes()
+    for (key, value) in fields where key.hasPrefix("attr-") {
+      guard attributes.read(name: String(key.dropFirst(5)), line: value) else { return nil }
+    }
     return KeychainItem(
-      id: expected, service: service, account: account, label: label, accessGroup: group, accessibility: accessibility, flags: flags,
+      id: expected, service: service, account: account, label: label, accessGroup: group, itemClass: itemClass,
+      attributes: attributes, accessibility: accessibility, flags: flags,
       domainState: domain, keySource: keySource, ephemeralPublicKey: ephemeral, passwordSetting: password,
       created: created, modified: modified, sealed: sealed)
+  }
+}
+
+extension KeychainItem {
+  /// Apple's primary key of the item (KeychainIndex's key): class, service, account, access group, sync, and for
+  /// an internet password the server, security domain, protocol, authentication type, port and path. A plain
+  /// generic password keeps the key items had before classes and sync existed.
+  public static func uniqueKey(
+    itemClass: KeychainItemClass, service: String, account: String, accessGroup: String, attributes: KeychainAttributes
+  ) -> String {
+    let base = hexEncode(Array(service.utf8)) + "/" + hexEncode(Array(account.utf8)) + "/" + hexEncode(Array(accessGroup.utf8))
+    guard itemClass != .genericPassword || attributes.isSynchronizable else { return base }
+    var unique = KeychainAttributes()
+    for name in KeychainAttributes.uniqueNames(itemClass) { unique[name] = attributes.matchValue(name) }
+    return base + "/" + itemClass.rawValue + "/" + hexEncode(unique.encode())
+  }
+
+  /// This item's primary key.
+  public var uniqueKey: String {
+    KeychainItem.uniqueKey(itemClass: itemClass, service: service, account: account, accessGroup: accessGroup, attributes: attributes)
+  }
+
+  /// kSecValuePersistentRef: the class's four letters and the id's 16 bytes; stable for the item's life.
+  public var persistentReference: [UInt8] { Array(itemClass.rawValue.utf8) + (hexDecode(id) ?? []) }
+
+  /// The class and id a persistent reference names; nil when it is not one.
+  public static func parseReference(_ bytes: [UInt8]) -> (KeychainItemClass, String)? {
+    guard bytes.count == 20, let itemClass = KeychainItemClass(rawValue: String(decoding: bytes[0..<4], as: UTF8.self)) else {
+      return nil
+    }
+    return (itemClass, hexEncode(Array(bytes[4...])))
   }
 }
 

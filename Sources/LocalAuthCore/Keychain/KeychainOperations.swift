@@ -73,15 +73,31 @@ public struct KeychainOperations {
     return found
   }
 
-  /// Changes the data and label of the items `query` selects (no authentication, as on Apple's systems).
+  /// Applies `changes` to the items `query` selects (docs/KEYCHAIN.md, "Updates"). New data needs no
+  /// authentication, as on Apple's systems; without it each item is read first (so its access control is
+  /// satisfied as a read would satisfy it, with `request` and `authorization`) and re-sealed under its new attributes.
   public func update(
-    _ query: Keychain.Query, user: UserName, data: [UInt8]?, label: String?, authorization: KeychainAuthorization
+    _ query: Keychain.Query, changes: Keychain.Changes, request: EvaluationRequest,
+    authorization: inout KeychainAuthorization
   ) throws(LocalAuthError) {
     do {
       try Keychain.refuseReserved(query.accessGroup)
+      try Keychain.refuseReserved(changes.accessGroup, adding: true)
+    } catch { throw .keychain(error) }
+    var opened: [(item: KeychainItem, data: [UInt8])] = []
+    defer { for index in opened.indices { wipe(&opened[index].data) } }
+    if changes.data == nil {
+      let items: [KeychainItem]
+      do { items = try keychain.matching(query, for: request.user) } catch { throw .keychain(error) }
+      guard !items.isEmpty else { throw .keychain(.itemNotFound) }
+      let reader = KeychainReader(keychain: keychain, dependencies: dependencies, settings: settings)
+      for item in items { opened.append((item, try reader.read(item, request: request, authorization: &authorization))) }
+    }
+    let record = try dependencies.store.load(request.user)
+    do {
       _ = try keychain.update(
-        query, for: user, data: data, label: label, applicationPassword: authorization.applicationPassword,
-        hasher: settings.hasher)
+        query, for: request.user, changes: changes, opened: opened, record: record,
+        applicationPassword: authorization.applicationPassword, hasher: settings.hasher)
     } catch { throw .keychain(error) }
   }
 

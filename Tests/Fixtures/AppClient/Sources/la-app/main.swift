@@ -205,6 +205,9 @@ case "delete":
 case "domain-state":
   let hash = LAContext().domainState.biometry.stateHash
   print("state \(hash.map { $0.map { String(format: "%02x", $0) }.joined() } ?? "none")")
+case "item-model":
+  // item-model: issue 28's calls in one run (ItemModel.swift)
+  itemModelScenario()
 case "seed":
   // The keychain seed (../shared/seeds/001), as Tests/SecurityTests/SeedKeychainSnippetTests.swift runs it as root.
   print("status \(seedAdd() ?? -1)")

@@ -1,0 +1,152 @@
+/// SecItemUpdate's changes: any attribute, the accessibility and the access control included, as Apple allows.
+/// Every item is re-sealed, since the sealed data is bound to every attribute (docs/KEYCHAIN.md, "Updates").
+extension Keychain {
+  /// What an update changes; nil leaves an attribute as it is.
+  public struct Changes: Sendable {
+    public var service: String?
+    public var account: String?
+    public var label: String?
+    public var accessGroup: String?
+    /// Attributes set (the others are kept).
+    public var attributes: KeychainAttributes
+    /// kSecAttrAccessible.
+    public var accessibility: KeychainAccessibility?
+    /// kSecAttrAccessControl's flags: nil keeps the item's; `.some(nil)` removes its access control.
+    public var flags: KeychainAccessFlags??
+    /// kSecValueData.
+    public var data: [UInt8]?
+
+    /// Describes the changes.
+    public init(
+      service: String? = nil, account: String? = nil, label: String? = nil, accessGroup: String? = nil,
+      attributes: KeychainAttributes = KeychainAttributes(), accessibility: KeychainAccessibility? = nil,
+      flags: KeychainAccessFlags?? = nil, data: [UInt8]? = nil
+    ) {
+      self.service = service
+      self.account = account
+      self.label = label
+      self.accessGroup = accessGroup
+      self.attributes = attributes
+      self.accessibility = accessibility
+      self.flags = flags
+      self.data = data
+    }
+
+    /// `item` with these attribute changes (not its protection nor its data).
+    func applied(to item: KeychainItem) -> KeychainItem {
+      var changed = item
+      if let service { changed.service = service }
+      if let account { changed.account = account }
+      if let label { changed.label = label }
+      if let accessGroup { changed.accessGroup = accessGroup }
+      changed.attributes.merge(attributes)
+      return changed
+    }
+  }
+
+  /// Replaces the data (and label) of the items `query` selects; no authentication, as on Apple's systems.
+  public func update(
+    _ query: Query, for user: UserName, data: [UInt8]?, label: String?, applicationPassword: SecretBytes? = nil,
+    hasher: PasscodeHasher
+  ) throws(KeychainError) -> Int {
+    guard let data else { throw .parameter("changing attributes without new data is not supported here; give the data") }
+    return try update(
+      query, for: user, changes: Changes(label: label, data: data), opened: [], record: nil,
+      applicationPassword: applicationPassword, hasher: hasher)
+  }
+
+  /// Applies `changes` to the items `query` selects and re-seals each. Without new data, `opened` holds each item's
+  /// current data, read by the caller after the item's access control was satisfied; an item that changed since is
+  /// refused. A change that would give an item the primary key of another is duplicateItem, and nothing changes.
+  /// `record` is the user's (passcode, enrolled set) for a new access control.
+  public func update(
+    _ query: Query, for user: UserName, changes: Changes, opened: [(item: KeychainItem, data: [UInt8])],
+    record: UserRecord?, applicationPassword: SecretBytes?, hasher: PasscodeHasher
+  ) throws(KeychainError) -> Int {
+    if let data = changes.data, data.count > KeychainItem.maximumDataSize { throw .parameter("the data is larger than 16 KiB") }
+    let folder = folder(user)
+    guard try folder.exists() else { throw .itemNotFound }
+    return try folder.locked { () throws(KeychainError) -> Int in
+      let all = try folder.items().items
+      let selected = all.filter { query.matches($0) }
+      guard !selected.isEmpty else { throw .itemNotFound }
+      // Apple's uniqueness, checked for every item before any is written.
+      let others = all.filter { item in !selected.contains { $0.id == item.id } }
+      var keys = others.map { $0.uniqueKey }
+      var bytes = others.reduce(0) { $0 + $1.encoded().count }
+      var updated: [KeychainItem] = []
+      for item in selected {
+        let changed = changes.applied(to: item)
+        if changed.attributes.encode().count > KeychainAttributes.maximumSize {
+          throw .parameter("the attributes take more than \(KeychainAttributes.maximumSize) bytes")
+        }
+        if keys.contains(changed.uniqueKey) { throw .duplicateItem }
+        // The quota holds for updates too: the new file's size, counting the data's (sealed) size as it will be.
+        bytes += changed.encoded().count + 2 * max(0, (changes.data?.count ?? 0) - (item.sealed.count - 28))
+        if bytes > limits.maxBytes {
+          throw .allocate("user \(user)'s items would take \(bytes) bytes, more than keychain_max_bytes (\(limits.maxBytes))")
+        }
+        keys.append(changed.uniqueKey)
+        updated.append(changed)
+      }
+      for var item in updated {
+        guard let data = changes.data ?? opened.first(where: { $0.item.id == item.id && $0.item.sealed == item.sealed })?.data else {
+          throw .notAvailable("the item changed while it was being updated")
+        }
+        if changes.accessibility != nil || changes.flags != nil {
+          try protect(
+            &item, accessibility: changes.accessibility ?? item.accessibility, flags: changes.flags ?? item.flags,
+            record: record, applicationPassword: applicationPassword, hasher: hasher)
+        }
+        item.modified = Int64(clock.now().seconds)
+        var shared = item.keySource == .passcode ? try passcodeShare(for: &item, in: folder) : []
+        defer { wipe(&shared) }
+        if item.passwordSetting != nil && applicationPassword == nil {
+          throw .parameter("an applicationPassword item needs the password to be updated")
+        }
+        try seal(&item, data: data, user: user, shared: shared, applicationPassword: applicationPassword, hasher: hasher, create: false)
+        try KeychainIndex.drop(folder)
+        try folder.write(item)
+      }
+      return updated.count
+    }
+  }
+
+  /// Gives `item` a new accessibility and access control, with what they need (as an add does).
+  private func protect(
+    _ item: inout KeychainItem, accessibility: KeychainAccessibility, flags: KeychainAccessFlags?, record: UserRecord?,
+    applicationPassword: SecretBytes?, hasher: PasscodeHasher
+  ) throws(KeychainError) {
+    if let flags {
+      if let problem = flags.validationProblem() { throw .parameter(problem) }
+      if flags.contains(.privateKeyUsage) { throw .parameter("privateKeyUsage does not apply to passwords") }
+    }
+    if accessibility == .whenPasscodeSetThisDeviceOnly && record?.passcodeHash == nil {
+      throw .notAvailable("no passcode is set, and the class WhenPasscodeSetThisDeviceOnly needs one")
+    }
+    let constraints = flags ?? []
+    if constraints.contains(.biometryCurrentSet) {
+      guard let state = record?.domainState else { throw .notAvailable("nothing is enrolled, and biometryCurrentSet needs the enrolled set") }
+      item.domainState = state
+    } else {
+      item.domainState = nil
+    }
+    if constraints.contains(.applicationPassword) {
+      if item.passwordSetting == nil {
+        guard let password = applicationPassword, !password.isEmpty else {
+          throw .parameter("an applicationPassword item needs the password")
+        }
+        do throws(PasscodeError) {
+          let hash = try hasher.hash(password)
+          item.passwordSetting = String(hash[..<(hash.utf8.lastIndex(of: UInt8(ascii: "$")) ?? hash.endIndex)])
+        } catch { throw .notAvailable("the application password cannot be hashed (\(error))") }
+      }
+    } else {
+      item.passwordSetting = nil
+    }
+    item.accessibility = accessibility
+    item.flags = flags
+    item.keySource = constraints.isPasscodeKeyed ? .passcode : .device
+    if item.keySource == .device { item.ephemeralPublicKey = [] }
+  }
+}
