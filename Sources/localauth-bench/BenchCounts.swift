@@ -26,6 +26,10 @@ struct BenchCounts {
   var scalingRounds: Int
   /// Item 6: users in the crowded state folder.
   var crowd: Int
+  /// Item 11: items in the large keychain (the small one has 10).
+  var keychainItems: Int = 10_000
+  /// Item 11: rounds per keychain.
+  var keychainRounds: Int = 200
 
   /// `make bench`.
   static let full = BenchCounts(
@@ -37,5 +41,5 @@ struct BenchCounts {
   static let quick = BenchCounts(
     wholeProcessPairs: 10, passcodePairs: 6, memoryPairs: 3, loopCycles: 10_000, loopBlock: 500, touchCycles: 200,
     matcherTemplates: 200, matcherImpostors: 2_000, impostorComparisons: 10_000_000, genuineTemplates: 200, genuineCaptures: 30, scalingRounds: 20,
-    crowd: 10_000)
+    crowd: 10_000, keychainItems: 10_000, keychainRounds: 20)
 }

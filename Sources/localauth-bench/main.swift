@@ -29,7 +29,7 @@ enum Bench {
     let buildDir = option("--build") ?? "build"
     let jsonPath = option("--json") ?? buildDir + "/bench.json"
     let docPath = option("--doc")
-    let only = Set((option("--only") ?? "1,2,3,4,5,6,7,8,9,10").split(separator: ",").map(String.init))
+    let only = Set((option("--only") ?? "1,2,3,4,5,6,7,8,9,10,11").split(separator: ",").map(String.init))
     let counts = quick ? BenchCounts.quick : BenchCounts.full
 
     var report = Report(quick: quick)
@@ -99,6 +99,11 @@ enum Bench {
         guard let pamtester = Spawn.which("pamtester") else { throw SetupError("pamtester is not installed (make deps installs it).") }
         try FprintdBench(paths: paths, user: user, passcode: secret, cost: cost, pamtester: pamtester, counts: counts).run(into: &report)
       }
+    }
+
+    section("11", "Keychain cost with 10,000 items (item 11)") { report in
+      let base = paths?.memoryWork ?? paths?.work ?? (access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp")
+      try KeychainBench(counts: counts, base: base).run(into: &report)
     }
 
     report.notes = [
