@@ -88,6 +88,7 @@ extension Keychain {
         }
       }
       let orphans = try folder.items().items.filter { $0.keySource == .passcode }
+      if !orphans.isEmpty { try KeychainIndex.drop(folder) }
       for item in orphans { try folder.remove(item) }
       try PasscodeKey.create(in: folder, passcode: new, hasher: hasher)
       return orphans

@@ -67,28 +67,30 @@ extension Keychain {
     let folder = folder(user)
     guard try folder.exists() else { throw .itemNotFound }
     return try folder.locked { () throws(KeychainError) -> Int in
-      let all = try folder.items().items
-      let selected = all.filter { query.matches($0) }
+      var snapshot = try lockedSnapshot(folder, withItems: true)
+      cache.store(snapshot, for: user)
+      let selected = try read(snapshot.candidates(query), in: folder) { query.matches($0) }
       guard !selected.isEmpty else { throw .itemNotFound }
-      // Apple's uniqueness, checked for every item before any is written.
-      let others = all.filter { item in !selected.contains { $0.id == item.id } }
-      var keys = others.map { $0.uniqueKey }
-      var bytes = others.reduce(0) { $0 + $1.encoded().count }
+      // Apple's uniqueness, checked for every item before any is written, from the index.
+      var others = snapshot.index
+      for item in selected { others.remove(item.id) }
+      var bytes = others.bytes
       var updated: [KeychainItem] = []
       for item in selected {
         let changed = changes.applied(to: item)
         if changed.attributes.encode().count > KeychainAttributes.maximumSize {
           throw .parameter("the attributes take more than \(KeychainAttributes.maximumSize) bytes")
         }
-        if keys.contains(changed.uniqueKey) { throw .duplicateItem }
+        if others.contains(key: changed.uniqueKey) { throw .duplicateItem }
         // The quota holds for updates too: the new file's size, counting the data's (sealed) size as it will be.
         bytes += changed.encoded().count + 2 * max(0, (changes.data?.count ?? 0) - (item.sealed.count - 28))
         if bytes > limits.maxBytes {
           throw .allocate("user \(user)'s items would take \(bytes) bytes, more than keychain_max_bytes (\(limits.maxBytes))")
         }
-        keys.append(changed.uniqueKey)
+        others.set(changed.id, size: 0, key: changed.uniqueKey)
         updated.append(changed)
       }
+      cache.store(nil, for: user)
       for var item in updated {
         guard let data = changes.data ?? opened.first(where: { $0.item.id == item.id && $0.item.sealed == item.sealed })?.data else {
           throw .notAvailable("the item changed while it was being updated")
@@ -105,9 +107,15 @@ extension Keychain {
           throw .parameter("an applicationPassword item needs the password to be updated")
         }
         try seal(&item, data: data, user: user, shared: shared, applicationPassword: applicationPassword, hasher: hasher, create: false)
-        try KeychainIndex.drop(folder)
+        // The item file, then its index line: a crash between leaves an index with the old size and key, which
+        // the next process to read every item (KeychainCache) finds and rebuilds.
+        let size = item.encoded().count
+        snapshot.index.set(item.id, size: size, key: item.uniqueKey)
         try folder.write(item)
+        try journal(KeychainIndex.setLine(item.id, size: size, key: item.uniqueKey), lines: 1, in: &snapshot, folder: folder)
+        snapshot.setItem(item)
       }
+      cache.store(snapshot, for: user)
       return updated.count
     }
   }

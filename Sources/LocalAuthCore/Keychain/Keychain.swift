@@ -12,6 +12,8 @@ public final class Keychain {
   public let limits: KeychainLimits
   /// The item files this keychain has read (tests: an add reads none of the existing items).
   public let itemReads = KeychainReadCounter()
+  /// Each user's index and attributes, as last seen (KeychainCache).
+  let cache = KeychainCache()
 
   /// A keychain over the state folder `root`.
   public init(root: String, tcti: String?, clock: AuthClock = SystemClock(), limits: KeychainLimits = KeychainLimits()) {
@@ -151,8 +153,10 @@ public final class Keychain {
     }
     let folder = folder(user)
     return try folder.locked { () throws(KeychainError) -> KeychainItem in
-      // The index, not the items: an add costs one file read, however many items there are.
-      var index = try KeychainIndex.load(folder)
+      // The index, not the items: an add reads no item file, however many items there are.
+      var snapshot = try lockedSnapshot(folder, withItems: false)
+      cache.store(snapshot, for: user)
+      let index = snapshot.index
       // Apple's uniqueness (KeychainItem.uniqueKey).
       let key = KeychainItem.uniqueKey(
         itemClass: new.itemClass, service: new.service, account: new.account, accessGroup: new.accessGroup,
@@ -181,9 +185,13 @@ public final class Keychain {
       if index.bytes + encoded.count > limits.maxBytes {
         throw .allocate("user \(user)'s items would take \(index.bytes + encoded.count) bytes, more than keychain_max_bytes (\(limits.maxBytes))")
       }
+      // The index line first: a crash before the item file leaves an index that names a missing file (rebuilt).
+      cache.store(nil, for: user)
+      snapshot.index.set(item.id, size: encoded.count, key: key)
+      try journal(KeychainIndex.setLine(item.id, size: encoded.count, key: key), lines: 1, in: &snapshot, folder: folder)
       try folder.write(item)
-      index.entries.append(KeychainIndex.Entry(id: item.id, size: encoded.count, key: key))
-      try folder.write(KeychainIndex.fileName, index.encoded())
+      snapshot.setItem(item)
+      cache.store(snapshot, for: user)
       return item
     }
   }
@@ -191,9 +199,34 @@ public final class Keychain {
   /// The user's items (attributes only); files that do not decode are left out.
   public func items(for user: UserName) throws(KeychainError) -> [KeychainItem] { try folder(user).items().items }
 
-  /// The items `query` selects.
+  /// The items `query` selects: candidates from the cached index and attributes (KeychainCache), then only
+  /// their files read, which decide.
   public func matching(_ query: Query, for user: UserName) throws(KeychainError) -> [KeychainItem] {
-    try items(for: user).filter { query.matches($0) }
+    let folder = folder(user)
+    guard try folder.exists() else { return [] }
+    let snapshot: KeychainCache.Snapshot
+    if let stamp = folder.stamp(KeychainIndex.fileName), let cached = cache.snapshot(user), cached.stamp == stamp,
+      cached.items != nil
+    {
+      snapshot = cached
+    } else {
+      snapshot = try folder.locked { () throws(KeychainError) -> KeychainCache.Snapshot in
+        let loaded = try lockedSnapshot(folder, withItems: true)
+        cache.store(loaded, for: user)
+        return loaded
+      }
+    }
+    return try read(snapshot.candidates(query), in: folder) { query.matches($0) }
+  }
+
+  /// The items among `ids` whose files decode and that `select` picks, as their files are now.
+  func read(_ ids: [String], in folder: KeychainFolder, _ select: (KeychainItem) -> Bool) throws(KeychainError) -> [KeychainItem] {
+    var found: [KeychainItem] = []
+    for id in ids {
+      guard let bytes = try folder.read("item-" + id), let item = KeychainItem.decode(bytes, id: id), select(item) else { continue }
+      found.append(item)
+    }
+    return found
   }
 
   /// True when a biometryCurrentSet item can no longer be read because the enrolled set changed since it was
@@ -236,18 +269,34 @@ public final class Keychain {
   /// Deletes the items `query` selects; `itemNotFound` when there is none.
   @discardableResult
   public func delete(_ query: Query, for user: UserName) throws(KeychainError) -> [KeychainItem] {
-    try delete(for: user) { query.matches($0) }
+    try delete(for: user, among: query) { query.matches($0) }
   }
 
-  /// Deletes the items `select` picks (possibly none).
+  /// Deletes the items `select` picks (possibly none), among the candidates of `query` when given.
   @discardableResult
-  func delete(for user: UserName, _ select: (KeychainItem) -> Bool) throws(KeychainError) -> [KeychainItem] {
+  func delete(for user: UserName, among query: Query? = nil, _ select: (KeychainItem) -> Bool) throws(KeychainError) -> [KeychainItem] {
     let folder = folder(user)
     guard try folder.exists() else { throw .itemNotFound }
     return try folder.locked { () throws(KeychainError) -> [KeychainItem] in
-      let selected = try folder.items().items.filter(select)
-      if !selected.isEmpty { try KeychainIndex.drop(folder) }
-      for item in selected { try folder.remove(item) }
+      var snapshot = try lockedSnapshot(folder, withItems: true)
+      let ids = query.map { snapshot.candidates($0) } ?? (snapshot.items ?? [:]).values.filter { select($0) }.map { $0.id }.sorted()
+      let selected = try read(ids, in: folder, select)
+      guard !selected.isEmpty else {
+        cache.store(snapshot, for: user)
+        return selected
+      }
+      // The index lines first: a crash before the files go leaves an index that misses them (rebuilt).
+      var text = ""
+      for item in selected {
+        snapshot.index.remove(item.id)
+        text += KeychainIndex.removeLine(item.id)
+      }
+      try journal(text, lines: selected.count, in: &snapshot, folder: folder)
+      for item in selected {
+        try folder.remove(item)
+        snapshot.removeItem(item.id)
+      }
+      cache.store(snapshot, for: user)
       return selected
     }
   }

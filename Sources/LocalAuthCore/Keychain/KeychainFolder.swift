@@ -62,6 +62,14 @@ struct KeychainFolder {
     }
   }
 
+  /// Appends to a trusted file of the folder, creating it when missing (call under `locked`).
+  func append(_ name: String, _ bytes: [UInt8]) throws(KeychainError) {
+    try keychainStorage { () throws(StateError) in try FileSyscalls.appendTrusted(bytes, path: path + "/" + name) }
+  }
+
+  /// What identifies a file's present content without reading it; nil when it is missing.
+  func stamp(_ name: String) -> FileStamp? { FileSyscalls.stamp(path + "/" + name) }
+
   /// Removes a file; a missing one is not an error (call under `locked`).
   func remove(_ name: String) throws(KeychainError) {
     try keychainStorage { () throws(StateError) in try FileSyscalls.remove(path + "/" + name) }
