@@ -72,22 +72,28 @@ extension Keychain {
       let selected = try read(snapshot.candidates(query), in: folder) { query.matches($0) }
       guard !selected.isEmpty else { throw .itemNotFound }
       // Apple's uniqueness, checked for every item before any is written, from the index.
-      var others = snapshot.index
-      for item in selected { others.remove(item.id) }
-      var bytes = others.bytes
+      // (Without copying the index: the selected items' keys are discounted, the new ones kept aside.)
+      var bytes = snapshot.index.bytes
+      var selectedKeys: [String: Int] = [:]
+      for item in selected {
+        bytes -= snapshot.index.entries[item.id]?.size ?? 0
+        if let key = snapshot.index.entries[item.id]?.key { selectedKeys[key, default: 0] += 1 }
+      }
+      var newKeys: [String: Bool] = [:]
       var updated: [KeychainItem] = []
       for item in selected {
         let changed = changes.applied(to: item)
         if changed.attributes.encode().count > KeychainAttributes.maximumSize {
           throw .parameter("the attributes take more than \(KeychainAttributes.maximumSize) bytes")
         }
-        if others.contains(key: changed.uniqueKey) { throw .duplicateItem }
+        let key = changed.uniqueKey
+        if snapshot.index.count(key: key) > (selectedKeys[key] ?? 0) || newKeys[key] != nil { throw .duplicateItem }
         // The quota holds for updates too: the new file's size, counting the data's (sealed) size as it will be.
         bytes += changed.encoded().count + 2 * max(0, (changes.data?.count ?? 0) - (item.sealed.count - 28))
         if bytes > limits.maxBytes {
           throw .allocate("user \(user)'s items would take \(bytes) bytes, more than keychain_max_bytes (\(limits.maxBytes))")
         }
-        others.set(changed.id, size: 0, key: changed.uniqueKey)
+        newKeys[key] = true
         updated.append(changed)
       }
       cache.store(nil, for: user)

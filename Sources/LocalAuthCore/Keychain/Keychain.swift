@@ -156,14 +156,13 @@ public final class Keychain {
       // The index, not the items: an add reads no item file, however many items there are.
       var snapshot = try lockedSnapshot(folder, withItems: false)
       cache.store(snapshot, for: user)
-      let index = snapshot.index
       // Apple's uniqueness (KeychainItem.uniqueKey).
       let key = KeychainItem.uniqueKey(
         itemClass: new.itemClass, service: new.service, account: new.account, accessGroup: new.accessGroup,
         attributes: new.attributes)
-      if index.contains(key: key) { throw .duplicateItem }
-      if index.count >= limits.maxItems {
-        throw .allocate("user \(user) has \(index.count) items, the most keychain_max_items allows")
+      if snapshot.index.contains(key: key) { throw .duplicateItem }
+      if snapshot.index.count >= limits.maxItems {
+        throw .allocate("user \(user) has \(snapshot.index.count) items, the most keychain_max_items allows")
       }
       let now = Int64(clock.now().seconds)
       let id = hexEncode(try keychainCrypto { () throws(CryptoError) -> [UInt8] in try Crypto.randomBytes(16) })
@@ -182,8 +181,8 @@ public final class Keychain {
       }
       try seal(&item, data: new.data, user: user, shared: shared, applicationPassword: applicationPassword, hasher: hasher, create: true)
       let encoded = item.encoded()
-      if index.bytes + encoded.count > limits.maxBytes {
-        throw .allocate("user \(user)'s items would take \(index.bytes + encoded.count) bytes, more than keychain_max_bytes (\(limits.maxBytes))")
+      if snapshot.index.bytes + encoded.count > limits.maxBytes {
+        throw .allocate("user \(user)'s items would take \(snapshot.index.bytes + encoded.count) bytes, more than keychain_max_bytes (\(limits.maxBytes))")
       }
       // The index line first: a crash before the item file leaves an index that names a missing file (rebuilt).
       cache.store(nil, for: user)

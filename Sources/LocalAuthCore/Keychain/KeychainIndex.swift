@@ -50,6 +50,9 @@ struct KeychainIndex: Equatable {
   /// True when an item has that unique key.
   func contains(key: String) -> Bool { (keyCounts[key] ?? 0) > 0 }
 
+  /// How many items have that unique key.
+  func count(key: String) -> Int { keyCounts[key] ?? 0 }
+
   /// Records an item's entry (replacing its previous one).
   mutating func set(_ id: String, size: Int, key: String) {
     remove(id)
