@@ -109,7 +109,9 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
     var ui = call.string(kSecUseAuthenticationUI) ?? (kSecUseAuthenticationUIAllow as String)
     if call.flag(kSecUseNoAuthenticationUI) { ui = kSecUseAuthenticationUIFail as String }
     if call.context.evaluatesThroughHelper {
-      result?.pointee = try call.copyThroughHelper(selection, all: all, ui: ui)
+      // Asked also without a result pointer: the status alone says whether an item matches.
+      let found = try call.copyThroughHelper(selection, all: all, ui: ui)
+      result?.pointee = found
       return
     }
     let (session, keychain) = try keychainErrors { () throws(KeychainError) in try call.session() }

@@ -215,7 +215,8 @@ extension RealPAM {
         let run = try app.inTerminal(["item-model"])
         #expect(
           run.lines("status") == [
-            "status 0", "status -25299", "status 0", "status 0", "status 0", "status 0", "status 0", "status 0",
+            "status -25300", "status 0", "status 0", "status -25299", "status 0", "status 0", "status 0", "status 0",
+            "status 0", "status 0",
             "status 0", "status 0", "status -25300", "status -25300", "status -25300",
           ], "\(run.output)")
         #expect(

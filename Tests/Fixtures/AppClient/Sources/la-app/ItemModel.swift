@@ -13,7 +13,10 @@ func itemModelScenario() {
   var add = internet
   add[kSecValueData as String] = Data("pw".utf8)
   add[kSecAttrComment as String] = "work"
+  // KeychainAccess's existence check: a copy without a result pointer, before and after the add.
+  report(SecItemCopyMatching(internet as CFDictionary, nil))
   report(SecItemAdd(add as CFDictionary, nil))
+  report(SecItemCopyMatching(internet as CFDictionary, nil))
   report(SecItemAdd(add as CFDictionary, nil))
   var copy = internet
   copy[kSecReturnAttributes as String] = true
