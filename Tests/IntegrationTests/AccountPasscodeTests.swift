@@ -168,8 +168,8 @@ extension RealPAM {
         let locker = try VlockInTmux(s, extraConfig: ["passcode=account"])
         defer { locker.stop() }
         for _ in 0..<3 { try s.touch(from: "intruder") }
+        try locker.start()
         let asked = try s.presentingTouches {
-          try locker.start()
           try locker.pressEnter()
           return try locker.waitForPane("the password prompt after the wrong fingers") {
             $0.contains("Enter Password:") || $0.contains("VLOCK_EXIT=") || $0.contains("vlock: ")

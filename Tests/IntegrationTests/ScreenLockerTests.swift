@@ -42,8 +42,8 @@ extension RealPAM {
         let locker = try VlockInTmux(s)
         defer { locker.stop() }
         try s.touch()
+        try locker.start()
         let pane = try s.presentingTouches {
-          try locker.start()
           try locker.pressEnter()
           return try locker.waitForPane("vlock to exit") { $0.contains("VLOCK_EXIT=") }
         }
@@ -63,8 +63,8 @@ extension RealPAM {
         let locker = try VlockInTmux(s)
         defer { locker.stop() }
         for _ in 0..<3 { try s.touch(from: "intruder") }
+        try locker.start()
         let asked = try s.presentingTouches {
-          try locker.start()
           try locker.pressEnter()
           return try locker.waitForPane("the passcode prompt after the wrong fingers") {
             $0.contains(Self.passcodePrompt) || $0.contains("VLOCK_EXIT=") || $0.contains("vlock: ")

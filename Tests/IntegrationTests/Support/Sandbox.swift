@@ -111,7 +111,7 @@ final class Sandbox {
   /// left when `body` returns goes nowhere.
   func presentingTouches<T>(_ body: () throws -> T) throws -> T {
     guard !pendingTouches.isEmpty else { return try body() }
-    let toucher = Toucher(pendingTouches.map { [Artifacts.ctl] + $0 + ["--wait", "10", "--state-dir", stateDir] })
+    let toucher = Toucher(pendingTouches.map { [Artifacts.ctl] + $0 + ["--wait", "30", "--state-dir", stateDir] })
     pendingTouches = []
     defer { toucher.stop() }
     return try body()
