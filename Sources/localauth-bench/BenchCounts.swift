@@ -30,6 +30,8 @@ struct BenchCounts {
   var keychainItems: Int = 10_000
   /// Item 11: rounds per keychain.
   var keychainRounds: Int = 200
+  /// Item 11d: rounds of one la-app read and one secret-tool lookup.
+  var keychainProcessPairs: Int = 100
 
   /// `make bench`.
   static let full = BenchCounts(
@@ -41,5 +43,5 @@ struct BenchCounts {
   static let quick = BenchCounts(
     wholeProcessPairs: 10, passcodePairs: 6, memoryPairs: 3, loopCycles: 10_000, loopBlock: 500, touchCycles: 200,
     matcherTemplates: 200, matcherImpostors: 2_000, impostorComparisons: 10_000_000, genuineTemplates: 200, genuineCaptures: 30, scalingRounds: 20,
-    crowd: 10_000, keychainItems: 10_000, keychainRounds: 20)
+    crowd: 10_000, keychainItems: 10_000, keychainRounds: 20, keychainProcessPairs: 10)
 }

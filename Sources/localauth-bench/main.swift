@@ -14,6 +14,9 @@ import Glibc
 if CommandLine.arguments.dropFirst().first == "--unprivileged-loop" {
   exit(UnprivilegedLoop.main(Array(CommandLine.arguments.dropFirst(2))))
 }
+if CommandLine.arguments.dropFirst().first == "--keychain-read-loop" {
+  exit(KeychainReadLoop.main(Array(CommandLine.arguments.dropFirst(2))))
+}
 Bench.main()
 exit(0)
 
@@ -69,7 +72,7 @@ enum Bench {
       Interruption.arm(user: user, paths: found)
       try user.setPassword(secret, cost: cost, scratch: found.work, log: found.log)
     } catch {
-      say("Setup: \(error) Only the matcher will be measured.")
+      say("Setup: \(error) Only the matcher, the intent check and, as root, the keychain's 11a–11c will be measured.")
     }
 
     if let paths, let user = benchUser {
@@ -101,9 +104,24 @@ enum Bench {
       }
     }
 
+    // 11a–11c need nothing of the setup above (no root, no bench user, no localauthctl); 11d needs the bench user.
+    var inProcessRead: Double?
     section("11", "Keychain cost with 10,000 items (item 11)") { report in
-      let base = paths?.memoryWork ?? paths?.work ?? (access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp")
-      try KeychainBench(counts: counts, base: base).run(into: &report)
+      inProcessRead = try KeychainBench(counts: counts, parent: KeychainBench.defaultParent).run(into: &report)
+    }
+    section("11", "A password read in a process of its own against secret-tool (item 11d)") { report in
+      let reads = paths.flatMap { paths in
+        benchUser.map { SecretToolBench(paths: paths, user: $0, passcode: secret, cost: cost, counts: counts, inProcessRead: inProcessRead) }
+      }
+      if let reads {
+        reads.measure(into: &report)
+      } else {
+        report.figures.append(
+          Figure(
+            id: SecretToolBench.id, name: SecretToolBench.name, ours: "not measured", reference: "—", comparison: "—", target: "—",
+            verdict: "—", meaning: "Not measured in this run: it runs as the benchmark user, and the setup above failed.",
+            json: .object([("error", .string("the setup failed"))])))
+      }
     }
 
     report.notes = [
