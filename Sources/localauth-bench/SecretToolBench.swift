@@ -147,7 +147,7 @@ struct SecretToolBench {
 /// as the benchmark user inside SecretToolBench's namespace and session bus. Starts gnome-keyring, stores the item
 /// on both sides, checks that each read returns it, then alternates the two reads run by run and prints
 /// `round LA_APP_SECONDS SECRET_TOOL_SECONDS` per round (or `failed A_EXIT B_EXIT`); setup failures are
-/// `setup …` lines and exit 1.
+/// `setup …` lines and exit 1. Each line is one write (`say`), whole among the session bus's own messages in the same file.
 enum KeychainReadLoop {
   /// The stored secret, on both sides.
   static let secret = "bench-s3cret"
@@ -161,7 +161,7 @@ enum KeychainReadLoop {
     let log = home + "/setup.log"
     func fail(_ text: String) -> Int32 {
       let tail = (readText(log) ?? "").split(separator: "\n").suffix(2).joined(separator: " / ")
-      print("setup \(text)\(tail.isEmpty ? "" : " (\(tail))")")
+      say("setup \(text)\(tail.isEmpty ? "" : " (\(tail))")")
       return 1
     }
     guard Spawn.run([daemon, "--daemonize", "--unlock", "--components=secrets"], environment: environment, stdinPath: password, logPath: log).exitCode == 0
@@ -188,7 +188,7 @@ enum KeychainReadLoop {
         exits[k] = run.exitCode
       }
       guard round >= warmUp else { continue }
-      print(exits == [0, 0] ? "round \(seconds[0]) \(seconds[1])" : "failed \(exits[0]) \(exits[1])")
+      say(exits == [0, 0] ? "round \(seconds[0]) \(seconds[1])" : "failed \(exits[0]) \(exits[1])")
     }
     return 0
   }
