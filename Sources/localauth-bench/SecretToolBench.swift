@@ -94,17 +94,19 @@ struct SecretToolBench {
       throw SetupError("Cannot give \(home)'s files to \(user.name).")
     }
 
-    let output = folder + "/rounds.out"
+    // The loop's own lines go to a file of their own (in the user's home): the session bus writes to standard error.
+    let output = folder + "/loop.out"
+    let results = home + "/rounds.out"
     let script = "mount --bind \"$0\" /etc/security && exec \"$@\""
     let loop = [
       unshare, "--mount", "--propagation", "private", "/bin/sh", "-c", script, folder + "/etc-security",
       setpriv, "--reuid", String(user.uid), "--regid", String(user.gid), "--clear-groups",
       session, "--", bench, "--keychain-read-loop", String(counts.keychainProcessPairs), "3", keyringPassword, itemSecret,
-      daemon, secretTool, app,
+      daemon, secretTool, app, results,
     ]
     let environment = Spawn.baseEnvironment + ["HOME=" + home, "XDG_RUNTIME_DIR=" + runtime, "LOCALAUTH_HELPER=" + helper]
     let finished = Spawn.run(loop, environment: environment, logPath: output)
-    let lines = (readText(output) ?? "").split(separator: "\n")
+    let lines = (readText(results) ?? "").split(separator: "\n")
     var samples = PairedSamples()
     for line in lines {
       let fields = line.split(separator: " ")
@@ -114,7 +116,8 @@ struct SecretToolBench {
     }
     guard finished.exitCode == 0, !samples.subject.isEmpty else {
       let said = lines.filter { $0.hasPrefix("setup ") }.suffix(3).joined(separator: " / ")
-      throw SetupError("The read loop failed (exit \(finished.exitCode)): \(said.isEmpty ? lines.suffix(3).joined(separator: " / ") : said)")
+      let other = (readText(output) ?? "").split(separator: "\n").suffix(3).joined(separator: " / ")
+      throw SetupError("The read loop failed (exit \(finished.exitCode)): \(said.isEmpty ? other : said)")
     }
     let a = Summary(samples.subject)
     let b = Summary(samples.reference)
@@ -143,17 +146,25 @@ struct SecretToolBench {
   }
 }
 
-/// `localauth-bench --keychain-read-loop ROUNDS WARMUP KEYRING_PASSWORD ITEM_SECRET DAEMON SECRET_TOOL LA_APP`: run
-/// as the benchmark user inside SecretToolBench's namespace and session bus. Starts gnome-keyring, stores the item
-/// on both sides, checks that each read returns it, then alternates the two reads run by run and prints
+/// `localauth-bench --keychain-read-loop ROUNDS WARMUP KEYRING_PASSWORD ITEM_SECRET DAEMON SECRET_TOOL LA_APP RESULTS`:
+/// run as the benchmark user inside SecretToolBench's namespace and session bus. Starts gnome-keyring, stores the item
+/// on both sides, checks that each read returns it, then alternates the two reads run by run and writes to RESULTS
 /// `round LA_APP_SECONDS SECRET_TOOL_SECONDS` per round (or `failed A_EXIT B_EXIT`); setup failures are
-/// `setup …` lines and exit 1. Each line is one write (`say`), whole among the session bus's own messages in the same file.
+/// `setup …` lines and exit 1.
 enum KeychainReadLoop {
   /// The stored secret, on both sides.
   static let secret = "bench-s3cret"
 
   static func main(_ arguments: [String]) -> Int32 {
-    guard arguments.count == 7, let rounds = Int(arguments[0]), let warmUp = Int(arguments[1]) else { return 2 }
+    guard arguments.count == 8, let rounds = Int(arguments[0]), let warmUp = Int(arguments[1]) else { return 2 }
+    let results = open(arguments[7], O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o600)
+    guard results >= 0 else { return 2 }
+    defer { close(results) }
+    /// One line to RESULTS, in one write.
+    func say(_ text: String) {
+      let line = text + "\n"
+      _ = line.withCString { write(results, $0, strlen($0)) }
+    }
     let (password, item, daemon, secretTool, app) = (arguments[2], arguments[3], arguments[4], arguments[5], arguments[6])
     let names = ["PATH", "LANG", "HOME", "XDG_RUNTIME_DIR", "DBUS_SESSION_BUS_ADDRESS", "LOCALAUTH_HELPER"]
     let environment = names.compactMap { name in getenv(name).map { name + "=" + String(cString: $0) } }
