@@ -52,8 +52,8 @@ struct SecretToolBench {
     guard let session = Spawn.which("dbus-run-session") else {
       throw SetupError("dbus-run-session is not installed (apt-get install dbus): skipped.")
     }
-    guard let unshare = Spawn.which("unshare"), let setpriv = Spawn.which("setpriv") else {
-      throw SetupError("unshare and setpriv (util-linux) are needed.")
+    guard let unshare = Spawn.which("unshare"), let setpriv = Spawn.which("setpriv"), let timeout = Spawn.which("timeout") else {
+      throw SetupError("unshare, setpriv (util-linux) and timeout (coreutils) are needed.")
     }
     let appBuilt = paths.build + "/la-app"
     let helperBuilt = paths.build + "/localauth-helper"
@@ -98,8 +98,9 @@ struct SecretToolBench {
     let output = folder + "/loop.out"
     let results = home + "/rounds.out"
     let script = "mount --bind \"$0\" /etc/security && exec \"$@\""
+    // Bounded: a session bus or keyring that never answers ends the item after 10 minutes, not the benchmark.
     let loop = [
-      unshare, "--mount", "--propagation", "private", "/bin/sh", "-c", script, folder + "/etc-security",
+      timeout, "--kill-after=10", "600", unshare, "--mount", "--propagation", "private", "/bin/sh", "-c", script, folder + "/etc-security",
       setpriv, "--reuid", String(user.uid), "--regid", String(user.gid), "--clear-groups",
       session, "--", bench, "--keychain-read-loop", String(counts.keychainProcessPairs), "3", keyringPassword, itemSecret,
       daemon, secretTool, app, results,
