@@ -1,4 +1,6 @@
 import Foundation
+// `LAError.Code` is the core's table; re-exporting that one type lets an app that imports only this module use its
+// cases and members (also under the MemberImportVisibility feature).
 @_exported import enum LocalAuthCore.AuthErrorCode
 
 /// The error domain of every `LAError` ("com.apple.LocalAuthentication", as on Apple platforms).
