@@ -1,29 +1,13 @@
 import Foundation
 import LocalAuthCore
 
-/// The one place where core outcomes and failures become `LAError` values.
+/// The one place where core outcomes and failures become `LAError` values (a core code is already an
+/// `LAError.Code`: the two are one type).
 enum ErrorMapping {
-  /// The LAError code with the same raw value as a core code (the mapping is 1:1).
-  static func code(_ core: AuthErrorCode) -> LAError.Code {
-    switch core {
-    case .authenticationFailed: .authenticationFailed
-    case .userCancel: .userCancel
-    case .userFallback: .userFallback
-    case .systemCancel: .systemCancel
-    case .passcodeNotSet: .passcodeNotSet
-    case .biometryNotAvailable: .biometryNotAvailable
-    case .biometryNotEnrolled: .biometryNotEnrolled
-    case .biometryLockout: .biometryLockout
-    case .appCancel: .appCancel
-    case .invalidContext: .invalidContext
-    case .notInteractive: .notInteractive
-    }
-  }
-
   /// An LAError for a core failure, with its detail in the debug description.
   static func error(_ core: AuthErrorCode, _ detail: FailureDetail) -> LAError {
-    guard detail != .none else { return LAError(code(core)) }
-    return LAError(code(core), userInfo: [NSDebugDescriptionErrorKey: "\(detail)"])
+    guard detail != .none else { return LAError(core) }
+    return LAError(core, userInfo: [NSDebugDescriptionErrorKey: "\(detail)"])
   }
 
   /// The LAError for anything the evaluation threw: fails closed, never a success (documented choices).

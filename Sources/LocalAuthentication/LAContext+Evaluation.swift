@@ -101,7 +101,7 @@ extension LAContext {
     let evaluator = PolicyEvaluator(dependencies: configuration.dependencies, settings: configuration.settings)
     do {
       if let code = try evaluator.canEvaluate(policy.corePolicy, for: user, remote: configuration.remote) {
-        return LAError(ErrorMapping.code(code))
+        return LAError(code)
       }
       if policy == .deviceOwnerAuthenticationWithBiometrics {
         let token = try configuration.dependencies.store.load(user)?.domainState

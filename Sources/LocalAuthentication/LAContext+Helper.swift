@@ -77,7 +77,7 @@ extension LAContext {
       case .done(let values), .refused(_, let values):
         let raw = (try? values.byte(AppReply.Key.biometryType)).flatMap { $0 } ?? 0
         withState { $0.biometryType = LABiometryType(rawValue: Int(raw)) ?? .none }
-        if case .refused(let code, _) = answer.reply { return LAError(ErrorMapping.code(code)) }
+        if case .refused(let code, _) = answer.reply { return LAError(code) }
         if policy == .deviceOwnerAuthenticationWithBiometrics {
           let state = domainStateData(try? values.text(AppReply.Key.domainState))
           withState { $0.evaluatedDomainState = state }

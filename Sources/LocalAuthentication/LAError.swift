@@ -1,4 +1,7 @@
 import Foundation
+// `LAError.Code` is the core's table; re-exporting that one type lets an app that imports only this module use its
+// cases and members (also under the MemberImportVisibility feature).
+@_exported import enum LocalAuthCore.AuthErrorCode
 
 /// The error domain of every `LAError` ("com.apple.LocalAuthentication", as on Apple platforms).
 public let LAErrorDomain = "com.apple.LocalAuthentication"
@@ -8,78 +11,9 @@ public let LAErrorDomain = "com.apple.LocalAuthentication"
 /// It bridges to `NSError` with domain `LAErrorDomain`, the code's raw value and a localized description,
 /// so `error._code`, `(error as NSError).code` and `catch LAError.userCancel` all work as on Apple platforms.
 public struct LAError: CustomNSError, LocalizedError, Hashable, @unchecked Sendable {
-  /// The error codes, with Apple's raw values.
-  public enum Code: Int, Sendable, Hashable, CaseIterable {
-    /// The user failed to provide valid credentials.
-    case authenticationFailed = -1
-    /// The user pressed Cancel.
-    case userCancel = -2
-    /// The user pressed the fallback button and the policy has no fallback.
-    case userFallback = -3
-    /// The system cancelled the evaluation (for example, a sensor wait timed out).
-    case systemCancel = -4
-    /// No passcode is set.
-    case passcodeNotSet = -5
-    /// Biometry is not available (also: this library could not reach the authentication state).
-    case biometryNotAvailable = -6
-    /// No finger or face is enrolled.
-    case biometryNotEnrolled = -7
-    /// Biometry is locked after too many failed attempts; the passcode unlocks it.
-    case biometryLockout = -8
-    /// The application cancelled the evaluation (`invalidate()` while it ran).
-    case appCancel = -9
-    /// The context was invalidated earlier.
-    case invalidContext = -10
-    /// No paired companion device is nearby (never produced on Linux).
-    case companionNotAvailable = -11
-    /// Biometry needs a paired accessory and none is paired (never produced on Linux).
-    case biometryNotPaired = -12
-    /// The paired biometric accessory is disconnected (never produced on Linux).
-    case biometryDisconnected = -13
-    /// Invalid dimensions for embedded UI (never produced on Linux).
-    case invalidDimensions = -14
-    /// UI would be needed but `interactionNotAllowed` is set (or no terminal is available).
-    case notInteractive = -1004
-
-    /// Deprecated spelling of `biometryNotAvailable`.
-    @available(*, deprecated, renamed: "biometryNotAvailable")
-    public static let touchIDNotAvailable = Code.biometryNotAvailable
-    /// Deprecated spelling of `biometryNotEnrolled`.
-    @available(*, deprecated, renamed: "biometryNotEnrolled")
-    public static let touchIDNotEnrolled = Code.biometryNotEnrolled
-    /// Deprecated spelling of `biometryLockout`.
-    @available(*, deprecated, renamed: "biometryLockout")
-    public static let touchIDLockout = Code.biometryLockout
-    /// Deprecated spelling of `companionNotAvailable`.
-    @available(*, deprecated, renamed: "companionNotAvailable")
-    public static let watchNotAvailable = Code.companionNotAvailable
-
-    /// Matches an error whose domain is `LAErrorDomain` and whose code is this one (`catch LAError.userCancel`).
-    public static func ~= (match: Code, error: any Error) -> Bool {
-      LAError(bridging: error)?.code == match
-    }
-
-    /// The sentence used as the localized description.
-    public var message: String {
-      switch self {
-      case .authenticationFailed: "Authentication failed."
-      case .userCancel: "Authentication was canceled by the user."
-      case .userFallback: "The user chose the fallback."
-      case .systemCancel: "Authentication was canceled by the system."
-      case .passcodeNotSet: "No passcode is set."
-      case .biometryNotAvailable: "Biometry is not available."
-      case .biometryNotEnrolled: "No biometric identity is enrolled."
-      case .biometryLockout: "Biometry is locked out; the passcode is required."
-      case .appCancel: "Authentication was canceled by the application."
-      case .invalidContext: "The context was invalidated."
-      case .companionNotAvailable: "No companion device is available."
-      case .biometryNotPaired: "No biometric accessory is paired."
-      case .biometryDisconnected: "The biometric accessory is disconnected."
-      case .invalidDimensions: "The user interface dimensions are invalid."
-      case .notInteractive: "Interaction is not allowed."
-      }
-    }
-  }
+  /// The error codes: the core's table of Apple's codes (raw values, names, sentences), so this module restates
+  /// none. `LAError.Code.userCancel`, `LAError.Code(rawValue:)` and `allCases` work as on Apple platforms.
+  public typealias Code = AuthErrorCode
 
   /// The error's code.
   public let code: Code
@@ -100,7 +34,7 @@ public struct LAError: CustomNSError, LocalizedError, Hashable, @unchecked Senda
   /// The user info, always with `NSLocalizedDescriptionKey`.
   public var errorUserInfo: [String: Any] {
     var info = extraUserInfo
-    if info[NSLocalizedDescriptionKey] == nil { info[NSLocalizedDescriptionKey] = code.message }
+    if info[NSLocalizedDescriptionKey] == nil { info[NSLocalizedDescriptionKey] = code.localizedDescription }
     return info
   }
 
@@ -170,5 +104,25 @@ extension LAError {
     let ns = error as NSError
     guard ns.domain == LAErrorDomain, let code = Code(rawValue: ns.code) else { return nil }
     self.init(code, userInfo: ns.userInfo)
+  }
+}
+
+extension LAError.Code {
+  /// Deprecated spelling of `biometryNotAvailable`.
+  @available(*, deprecated, renamed: "biometryNotAvailable")
+  public static let touchIDNotAvailable = LAError.Code.biometryNotAvailable
+  /// Deprecated spelling of `biometryNotEnrolled`.
+  @available(*, deprecated, renamed: "biometryNotEnrolled")
+  public static let touchIDNotEnrolled = LAError.Code.biometryNotEnrolled
+  /// Deprecated spelling of `biometryLockout`.
+  @available(*, deprecated, renamed: "biometryLockout")
+  public static let touchIDLockout = LAError.Code.biometryLockout
+  /// Deprecated spelling of `companionNotAvailable`.
+  @available(*, deprecated, renamed: "companionNotAvailable")
+  public static let watchNotAvailable = LAError.Code.companionNotAvailable
+
+  /// Matches an error whose domain is `LAErrorDomain` and whose code is this one (`catch LAError.userCancel`).
+  public static func ~= (match: LAError.Code, error: any Error) -> Bool {
+    LAError(bridging: error)?.code == match
   }
 }

@@ -34,7 +34,7 @@ public final class LAPrivateKey: @unchecked Sendable {
 
   /// Signs `data` (the message, or its 32-byte SHA-256 digest for the digest algorithm): `handler` gets the
   /// DER-encoded ECDSA signature, or an error — `notInteractive` while the right is not authorized; errSecParam
-  /// (NSOSStatusErrorDomain, -50) for an algorithm the key cannot sign with ("algorithm not supported by the key",
+  /// (NSOSStatusErrorDomain) for an algorithm the key cannot sign with ("algorithm not supported by the key",
   /// as SecKey says) and for a digest that is not 32 bytes.
   public func sign(
     _ data: Data, algorithm: SecKeyAlgorithm, completion handler: @escaping @Sendable (Data?, (any Error)?) -> Void
@@ -88,7 +88,7 @@ public final class LAPrivateKey: @unchecked Sendable {
     }
   }
 
-  /// Decryption is not supported: `handler` gets errSecParam (NSOSStatusErrorDomain, -50), "algorithm not
+  /// Decryption is not supported: `handler` gets errSecParam (NSOSStatusErrorDomain), "algorithm not
   /// supported by the key", for every algorithm.
   public func decrypt(
     _ data: Data, algorithm: SecKeyAlgorithm, completion handler: @escaping @Sendable (Data?, (any Error)?) -> Void
@@ -96,7 +96,7 @@ public final class LAPrivateKey: @unchecked Sendable {
     DispatchQueue.global(qos: .userInitiated).async { handler(nil, KeyErrors.unsupported(algorithm)) }
   }
 
-  /// Decryption is not supported: throws errSecParam (NSOSStatusErrorDomain, -50), "algorithm not supported by
+  /// Decryption is not supported: throws errSecParam (NSOSStatusErrorDomain), "algorithm not supported by
   /// the key".
   public func decrypt(_ data: Data, algorithm: SecKeyAlgorithm) async throws -> Data {
     throw KeyErrors.unsupported(algorithm)

@@ -25,43 +25,43 @@ public var kLAPolicyDeviceOwnerAuthentication: Int32 { Int32(LAPolicy.deviceOwne
 
 // MARK: Error codes
 
-/// The user failed to provide valid credentials (`LAError.Code.authenticationFailed`, -1).
+/// The user failed to provide valid credentials (`LAError.Code.authenticationFailed`).
 public var kLAErrorAuthenticationFailed: Int32 { code(.authenticationFailed) }
-/// The user pressed Cancel (`LAError.Code.userCancel`, -2).
+/// The user pressed Cancel (`LAError.Code.userCancel`).
 public var kLAErrorUserCancel: Int32 { code(.userCancel) }
-/// The user pressed the fallback button (`LAError.Code.userFallback`, -3).
+/// The user pressed the fallback button (`LAError.Code.userFallback`).
 public var kLAErrorUserFallback: Int32 { code(.userFallback) }
-/// The system cancelled the evaluation (`LAError.Code.systemCancel`, -4).
+/// The system cancelled the evaluation (`LAError.Code.systemCancel`).
 public var kLAErrorSystemCancel: Int32 { code(.systemCancel) }
-/// No passcode is set (`LAError.Code.passcodeNotSet`, -5).
+/// No passcode is set (`LAError.Code.passcodeNotSet`).
 public var kLAErrorPasscodeNotSet: Int32 { code(.passcodeNotSet) }
-/// Biometry is not available (`LAError.Code.biometryNotAvailable`, -6).
+/// Biometry is not available (`LAError.Code.biometryNotAvailable`).
 public var kLAErrorBiometryNotAvailable: Int32 { code(.biometryNotAvailable) }
-/// No biometric identity is enrolled (`LAError.Code.biometryNotEnrolled`, -7).
+/// No biometric identity is enrolled (`LAError.Code.biometryNotEnrolled`).
 public var kLAErrorBiometryNotEnrolled: Int32 { code(.biometryNotEnrolled) }
-/// Biometry is locked out (`LAError.Code.biometryLockout`, -8).
+/// Biometry is locked out (`LAError.Code.biometryLockout`).
 public var kLAErrorBiometryLockout: Int32 { code(.biometryLockout) }
-/// Apple's older name of `kLAErrorBiometryNotAvailable` (-6); the header still defines it.
+/// Apple's older name of `kLAErrorBiometryNotAvailable`; the header still defines it.
 public var kLAErrorTouchIDNotAvailable: Int32 { kLAErrorBiometryNotAvailable }
-/// Apple's older name of `kLAErrorBiometryNotEnrolled` (-7); the header still defines it.
+/// Apple's older name of `kLAErrorBiometryNotEnrolled`; the header still defines it.
 public var kLAErrorTouchIDNotEnrolled: Int32 { kLAErrorBiometryNotEnrolled }
-/// Apple's older name of `kLAErrorBiometryLockout` (-8); the header still defines it.
+/// Apple's older name of `kLAErrorBiometryLockout`; the header still defines it.
 public var kLAErrorTouchIDLockout: Int32 { kLAErrorBiometryLockout }
-/// The application cancelled the evaluation (`LAError.Code.appCancel`, -9).
+/// The application cancelled the evaluation (`LAError.Code.appCancel`).
 public var kLAErrorAppCancel: Int32 { code(.appCancel) }
-/// The context was invalidated earlier (`LAError.Code.invalidContext`, -10).
+/// The context was invalidated earlier (`LAError.Code.invalidContext`).
 public var kLAErrorInvalidContext: Int32 { code(.invalidContext) }
-/// No companion device is available (`LAError.Code.companionNotAvailable`, -11); never produced on Linux.
+/// No companion device is available (`LAError.Code.companionNotAvailable`); never produced on Linux.
 public var kLAErrorCompanionNotAvailable: Int32 { code(.companionNotAvailable) }
-/// Apple's older name of `kLAErrorCompanionNotAvailable` (-11); never produced on Linux.
+/// Apple's older name of `kLAErrorCompanionNotAvailable`; never produced on Linux.
 public var kLAErrorWatchNotAvailable: Int32 { kLAErrorCompanionNotAvailable }
-/// No biometric accessory is paired (`LAError.Code.biometryNotPaired`, -12); never produced on Linux.
+/// No biometric accessory is paired (`LAError.Code.biometryNotPaired`); never produced on Linux.
 public var kLAErrorBiometryNotPaired: Int32 { code(.biometryNotPaired) }
-/// The biometric accessory is disconnected (`LAError.Code.biometryDisconnected`, -13); never produced on Linux.
+/// The biometric accessory is disconnected (`LAError.Code.biometryDisconnected`); never produced on Linux.
 public var kLAErrorBiometryDisconnected: Int32 { code(.biometryDisconnected) }
-/// Invalid dimensions for embedded UI (`LAError.Code.invalidDimensions`, -14); never produced on Linux.
+/// Invalid dimensions for embedded UI (`LAError.Code.invalidDimensions`); never produced on Linux.
 public var kLAErrorInvalidDimensions: Int32 { code(.invalidDimensions) }
-/// UI would be needed but interaction is not allowed (`LAError.Code.notInteractive`, -1004).
+/// UI would be needed but interaction is not allowed (`LAError.Code.notInteractive`).
 public var kLAErrorNotInteractive: Int32 { code(.notInteractive) }
 
 // MARK: Biometry types

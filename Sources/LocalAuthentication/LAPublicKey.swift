@@ -32,8 +32,8 @@ public final class LAPublicKey: Sendable {
   public func exportBytes() async throws -> Data { Data(raw) }
 
   /// Verifies `signature` over `signedData` (the message, or its SHA-256 digest for the digest algorithm):
-  /// `handler` gets nil, or errSecVerifyFailed (NSOSStatusErrorDomain, -67808) for a signature that does not
-  /// verify, errSecParam (-50) for an algorithm the key cannot verify with.
+  /// `handler` gets nil, or errSecVerifyFailed (NSOSStatusErrorDomain) for a signature that does not
+  /// verify, errSecParam for an algorithm the key cannot verify with.
   public func verify(
     _ signedData: Data, signature: Data, algorithm: SecKeyAlgorithm,
     completion handler: @escaping @Sendable ((any Error)?) -> Void
@@ -49,7 +49,7 @@ public final class LAPublicKey: Sendable {
     if let error = LAPublicKey.check(raw, Array(signedData), Array(signature), algorithm) { throw error }
   }
 
-  /// Encryption is not supported: `handler` gets errSecParam (NSOSStatusErrorDomain, -50), "algorithm not
+  /// Encryption is not supported: `handler` gets errSecParam (NSOSStatusErrorDomain), "algorithm not
   /// supported by the key".
   public func encrypt(
     _ data: Data, algorithm: SecKeyAlgorithm, completion handler: @escaping @Sendable (Data?, (any Error)?) -> Void
@@ -57,7 +57,7 @@ public final class LAPublicKey: Sendable {
     DispatchQueue.global(qos: .userInitiated).async { handler(nil, KeyErrors.unsupported(algorithm)) }
   }
 
-  /// Encryption is not supported: throws errSecParam (NSOSStatusErrorDomain, -50), "algorithm not supported by
+  /// Encryption is not supported: throws errSecParam (NSOSStatusErrorDomain), "algorithm not supported by
   /// the key".
   public func encrypt(_ data: Data, algorithm: SecKeyAlgorithm) async throws -> Data {
     throw KeyErrors.unsupported(algorithm)

@@ -46,19 +46,19 @@ enum KeyErrors {
   /// Apple's NSOSStatusErrorDomain (Security's constant of that name has the same value).
   static let domain = "NSOSStatusErrorDomain"
 
-  /// errSecParam (-50) with "ALGORITHM: algorithm not supported by the key", as SecKey reports an algorithm the key
+  /// errSecParam with "ALGORITHM: algorithm not supported by the key", as SecKey reports an algorithm the key
   /// has no implementation of (Apple's SecKey.m, `SecKeyRunAlgorithmAndCopyResult`).
   static func unsupported(_ algorithm: SecKeyAlgorithm) -> NSError {
-    NSError(domain: domain, code: -50, userInfo: [NSLocalizedDescriptionKey: "\(algorithm.rawValue): algorithm not supported by the key"])
+    NSError(domain: domain, code: Int(errSecParam), userInfo: [NSLocalizedDescriptionKey: "\(algorithm.rawValue): algorithm not supported by the key"])
   }
 
-  /// errSecParam (-50): an input the algorithm cannot take.
+  /// errSecParam: an input the algorithm cannot take.
   static func parameter(_ why: String) -> NSError {
-    NSError(domain: domain, code: -50, userInfo: [NSLocalizedDescriptionKey: why])
+    NSError(domain: domain, code: Int(errSecParam), userInfo: [NSLocalizedDescriptionKey: why])
   }
 
-  /// errSecVerifyFailed (-67808): the signature does not verify.
+  /// errSecVerifyFailed: the signature does not verify.
   static func verifyFailed() -> NSError {
-    NSError(domain: domain, code: -67808, userInfo: [NSLocalizedDescriptionKey: "ECDSA signature verification failed"])
+    NSError(domain: domain, code: Int(errSecVerifyFailed), userInfo: [NSLocalizedDescriptionKey: "ECDSA signature verification failed"])
   }
 }

@@ -59,6 +59,9 @@ enum PAMResult {
       case (.biometryNotAvailable, _), (.biometryNotEnrolled, _), (.passcodeNotSet, _): return PAM_AUTHINFO_UNAVAIL
       case (.userCancel, _), (.systemCancel, _), (.appCancel, _): return PAM_AUTHINFO_UNAVAIL
       case (.notInteractive, _), (.invalidContext, _): return PAM_AUTHINFO_UNAVAIL
+      // Apple codes that no evaluation on Linux produces.
+      case (.companionNotAvailable, _), (.biometryNotPaired, _), (.biometryDisconnected, _), (.invalidDimensions, _):
+        return PAM_AUTHINFO_UNAVAIL
       case (.authenticationFailed, _): return PAM_AUTH_ERR
       }
     }

@@ -60,11 +60,38 @@ struct RawValueTests {
     #expect(LATouchIDAuthenticationMaximumAllowableReuseDuration == 300)
   }
 
-  @Test("every core AuthErrorCode maps 1:1 to the LAError.Code with the same raw value")
-  func coreMapping() {
-    for core in AuthErrorCode.allCases {
-      #expect(ErrorMapping.code(core).rawValue == core.rawValue)
+  @Test("LAError.Code is the core's table: Apple's fifteen codes, names and raw values, declared once")
+  func coreTable() {
+    #expect(LAError.Code.self == AuthErrorCode.self)
+    let apple: [(LAError.Code, String, Int)] = [
+      (.authenticationFailed, "authenticationFailed", -1), (.userCancel, "userCancel", -2),
+      (.userFallback, "userFallback", -3), (.systemCancel, "systemCancel", -4), (.passcodeNotSet, "passcodeNotSet", -5),
+      (.biometryNotAvailable, "biometryNotAvailable", -6), (.biometryNotEnrolled, "biometryNotEnrolled", -7),
+      (.biometryLockout, "biometryLockout", -8), (.appCancel, "appCancel", -9), (.invalidContext, "invalidContext", -10),
+      (.companionNotAvailable, "companionNotAvailable", -11), (.biometryNotPaired, "biometryNotPaired", -12),
+      (.biometryDisconnected, "biometryDisconnected", -13), (.invalidDimensions, "invalidDimensions", -14),
+      (.notInteractive, "notInteractive", -1004),
+    ]
+    #expect(Set(AuthErrorCode.allCases) == Set(apple.map(\.0)))
+    #expect(AuthErrorCode.allCases.count == apple.count)
+    for (code, name, raw) in apple {
+      #expect(code.name == name, "\(code)")
+      #expect(AuthErrorCode(rawValue: raw) == code, "\(name)")
+      #expect(LAError(code).errorCode == raw, "\(name)")
+      #expect((LAError(code) as NSError).code == raw, "\(name)")
     }
-    #expect(Set(AuthErrorCode.allCases.map { ErrorMapping.code($0) }).count == AuthErrorCode.allCases.count)
+  }
+
+  @Test("an LAError's description is its code's sentence from the core's table, for every code")
+  func descriptionsFromTable() {
+    for code in LAError.Code.allCases {
+      #expect(LAError(code).localizedDescription == code.localizedDescription, "\(code)")
+      #expect(LAError(code).nsError.localizedDescription == code.localizedDescription, "\(code)")
+      #expect(!code.localizedDescription.isEmpty && !code.message.isEmpty, "\(code)")
+    }
+    // Apple's wording for LAError, the core's for localauthctl: both are columns of the one table.
+    #expect(LAError.Code.userCancel.localizedDescription == "Authentication was canceled by the user.")
+    #expect(AuthErrorCode.userCancel.message == "Authentication was cancelled.")
+    #expect(LAError.Code.notInteractive.localizedDescription == AuthErrorCode.notInteractive.message)
   }
 }

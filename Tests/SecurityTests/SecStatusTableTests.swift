@@ -70,4 +70,24 @@ struct SecStatusTableTests {
     #expect(withMessage.count > 360)
     #expect(withMessage.allSatisfy { SecCopyErrorMessageString($0.code, nil).map { $0 as String } == $0.message.description })
   }
+
+  @Test("each code's message is the table's: SecCopyErrorMessageString is nil exactly where the table has none")
+  func messagesFromTable() {
+    for entry in SecStatusTable.entries {
+      let message = SecCopyErrorMessageString(entry.code, nil).map { $0 as String }
+      #expect(message == (entry.message.utf8CodeUnitCount > 0 ? entry.message.description : nil), "\(entry.name)")
+    }
+    #expect(SecCopyErrorMessageString(errSecInternalComponent, nil) == nil)
+  }
+
+  @Test("every keychain error's status is a code of the table")
+  func everyKeychainStatus() {
+    let errors: [KeychainError] = [
+      .parameter("x"), .duplicateItem, .itemNotFound, .authenticationFailed, .userCanceled, .interactionNotAllowed,
+      .notAvailable("x"), .storage(.permissionDenied(path: "x")), .missingEntitlement("x"), .allocate("x"), .unimplemented("x"),
+    ]
+    for error in errors { #expect(SecStatusTable.entry(for: error.status) != nil, "\(error)") }
+    #expect(KeychainError.storage(.permissionDenied(path: "x")).status == errSecIO)
+    #expect(KeychainError.unimplemented("x").status == errSecUnimplemented)
+  }
 }

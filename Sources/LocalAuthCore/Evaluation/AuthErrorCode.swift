@@ -1,4 +1,6 @@
-/// Why an evaluation failed, with Apple's LAError.Code raw values (docs/RULES.md, "Where failures come from").
+/// Apple's LAError table (LAError.h): the one place of its raw values, Swift names and sentences. Evaluations
+/// fail with these codes (docs/RULES.md, "Where failures come from"), and LocalAuthentication's `LAError.Code` is
+/// this type, so no other file restates a number.
 public enum AuthErrorCode: Int, Sendable, CaseIterable {
   /// The user failed to provide valid credentials.
   case authenticationFailed = -1
@@ -10,7 +12,7 @@ public enum AuthErrorCode: Int, Sendable, CaseIterable {
   case systemCancel = -4
   /// No passcode is set for the user.
   case passcodeNotSet = -5
-  /// No biometric sensor is available.
+  /// No biometric sensor is available (also: the authentication state could not be reached).
   case biometryNotAvailable = -6
   /// No finger or face is enrolled.
   case biometryNotEnrolled = -7
@@ -20,40 +22,49 @@ public enum AuthErrorCode: Int, Sendable, CaseIterable {
   case appCancel = -9
   /// The context was invalidated before.
   case invalidContext = -10
-  /// UI would be needed but interaction is not allowed.
+  /// UI would be needed but interaction is not allowed (or no terminal is available).
   case notInteractive = -1004
+  // Apple's codes that nothing on Linux produces, declared for source compatibility. They come after
+  // notInteractive so that the earlier cases keep their `allCases` index, which the helper's wire carries.
+  /// No paired companion device is nearby (never produced on Linux).
+  case companionNotAvailable = -11
+  /// Biometry needs a paired accessory and none is paired (never produced on Linux).
+  case biometryNotPaired = -12
+  /// The paired biometric accessory is disconnected (never produced on Linux).
+  case biometryDisconnected = -13
+  /// Invalid dimensions for embedded UI (never produced on Linux).
+  case invalidDimensions = -14
 
   /// Apple's Swift spelling of the case, as logs and `localauthctl` print it.
-  public var name: String {
-    switch self {
-    case .authenticationFailed: "authenticationFailed"
-    case .userCancel: "userCancel"
-    case .userFallback: "userFallback"
-    case .systemCancel: "systemCancel"
-    case .passcodeNotSet: "passcodeNotSet"
-    case .biometryNotAvailable: "biometryNotAvailable"
-    case .biometryNotEnrolled: "biometryNotEnrolled"
-    case .biometryLockout: "biometryLockout"
-    case .appCancel: "appCancel"
-    case .invalidContext: "invalidContext"
-    case .notInteractive: "notInteractive"
-    }
-  }
+  public var name: String { row.name }
 
-  /// A sentence for the user, in the spirit of Apple's localized descriptions.
-  public var message: String {
+  /// The sentence `localauthctl` prints after the name and code.
+  public var message: String { row.message }
+
+  /// The sentence an `LAError` with this code gives as its localized description: `message`, or Apple's
+  /// wording where it differs.
+  public var localizedDescription: String { row.apple ?? row.message }
+
+  /// The table: each code's name, `message`, and Apple's wording where it differs from `message`.
+  private var row: (name: String, message: String, apple: String?) {
     switch self {
-    case .authenticationFailed: "Authentication failed."
-    case .userCancel: "Authentication was cancelled."
-    case .userFallback: "The fallback was chosen."
-    case .systemCancel: "Authentication was cancelled by the system."
-    case .passcodeNotSet: "No passcode is set."
-    case .biometryNotAvailable: "Biometry is not available."
-    case .biometryNotEnrolled: "No biometric identity is enrolled."
-    case .biometryLockout: "Biometry is locked out; the passcode is required."
-    case .appCancel: "Authentication was cancelled by the application."
-    case .invalidContext: "The context was invalidated."
-    case .notInteractive: "Interaction is not allowed."
+    case .authenticationFailed: ("authenticationFailed", "Authentication failed.", nil)
+    case .userCancel: ("userCancel", "Authentication was cancelled.", "Authentication was canceled by the user.")
+    case .userFallback: ("userFallback", "The fallback was chosen.", "The user chose the fallback.")
+    case .systemCancel:
+      ("systemCancel", "Authentication was cancelled by the system.", "Authentication was canceled by the system.")
+    case .passcodeNotSet: ("passcodeNotSet", "No passcode is set.", nil)
+    case .biometryNotAvailable: ("biometryNotAvailable", "Biometry is not available.", nil)
+    case .biometryNotEnrolled: ("biometryNotEnrolled", "No biometric identity is enrolled.", nil)
+    case .biometryLockout: ("biometryLockout", "Biometry is locked out; the passcode is required.", nil)
+    case .appCancel:
+      ("appCancel", "Authentication was cancelled by the application.", "Authentication was canceled by the application.")
+    case .invalidContext: ("invalidContext", "The context was invalidated.", nil)
+    case .notInteractive: ("notInteractive", "Interaction is not allowed.", nil)
+    case .companionNotAvailable: ("companionNotAvailable", "No companion device is available.", nil)
+    case .biometryNotPaired: ("biometryNotPaired", "No biometric accessory is paired.", nil)
+    case .biometryDisconnected: ("biometryDisconnected", "The biometric accessory is disconnected.", nil)
+    case .invalidDimensions: ("invalidDimensions", "The user interface dimensions are invalid.", nil)
     }
   }
 }
