@@ -9,7 +9,9 @@
 set -u
 build=$1 ctl=$2 module=$3 label=$4 cycles_max=$5
 shift 5
-fixtures=$(dirname "$0")/../ReliabilityTests/Fixtures
+here=$(dirname "$0")
+case $here in */*) tests=$(dirname "$here") ;; *) tests=$here/.. ;; esac
+fixtures=$tests/ReliabilityTests/Fixtures
 
 mkdir -p "$build"
 echo "cc -O1 -Wall -o $build/pam-cycles $fixtures/pam-cycles.c -lpam"
