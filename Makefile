@@ -1,6 +1,5 @@
-# pam_localauth — build, install, test, demo, bench: one comment per target; longer recipes are named scripts
-# (scripts/: build, install, package, demo, bench; Tests/scripts/: what only the tests run). `make demo` and `make test`
-# install what is missing as root (make deps); make, module, tools and install never install anything (a hint instead).
+# pam_localauth: one comment per target, longer recipes in named scripts (scripts/, and Tests/scripts/ for what only the
+# tests run). `make test` and `make demo` install missing packages (make deps, as root); make, module, tools, install never do.
 
 PREFIX      ?= /usr
 DESTDIR     ?=
@@ -32,9 +31,8 @@ HELPER_LINK    := -fuse-ld=lld -pie -Wl,--gc-sections -Wl,--icf=all -Wl,-O1 -Wl,
                   -Wl,-z,pack-relative-relocs -Wl,--no-undefined
 C_HEADERS      := $(wildcard Sources/CSyscalls/* Sources/CPeerCredentials/* Sources/CCrypt/* Sources/CDBus/* Sources/CLibCrypto/* Sources/CTPM/* Sources/CPAM/*)
 
-.PHONY: all deps build-prereqs module helper tools check-load app-client test figures reliability-heavy test-extra fuzz-short \
-        demo bench touch-latency install uninstall check-install deb check-deb check-fresh-clone clean \
-        check-pam check-cycles fuzz-build fuzz asan valgrind pam-cycles-run
+.PHONY: all deps build-prereqs module helper tools app-client check-load test test-extra reliability-heavy figures check-pam check-cycles \
+        fuzz-build fuzz fuzz-short asan valgrind pam-cycles-run demo bench touch-latency install uninstall check-install deb check-deb check-fresh-clone clean
 
 all: module helper tools  # the module, the helper, localauthctl and PAMHarness
 
@@ -127,6 +125,7 @@ reliability-heavy: deps
 # The figures of the last passing make test (and reliability-heavy) into docs/RELIABILITY.md; runs no test.
 figures:
 	@scripts/figures.sh publish $(BUILD)
+
 # The real-PAM tests alone (they also run in make test).
 check-pam: deps module helper tools app-client
 	$(STAGED) Tests/scripts/login-session.sh $(SWIFT) test --filter IntegrationTests
