@@ -59,7 +59,7 @@ struct AppBench {
         record.acknowledgedDomainState = record.domainState
       }
     }
-    // Each run starts a login session of its own (as scripts/login-session.sh does): a user's process in no login
+    // Each run starts a login session of its own (as Tests/scripts/login-session.sh does): a user's process in no login
     // session is not taken as local, and would get no finger (docs/RULES.md, "Remote sessions").
     let script = "echo 0 > /proc/self/loginuid && mount --bind \"$0\" /etc/security && "
       + "mount -t tmpfs -o mode=0755,size=64k tmpfs /usr/libexec && : > /usr/libexec/la-app && "

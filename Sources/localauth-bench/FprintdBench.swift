@@ -6,7 +6,7 @@ import Glibc
 
 /// Item 8: a real reader. Whole `pamtester SERVICE USER authenticate` processes through pam_wrapper, pam_localauth
 /// with `sensor=fprintd` against pam_fprintd, both on libfprint's virtual reader behind a private fprintd, each fed
-/// one matching scan the same way (scripts/fprintd-world.py feed, started and READY before the clock starts).
+/// one matching scan the same way (Tests/scripts/fprintd-world.py feed, started and READY before the clock starts).
 ///
 /// The world is the one Tests/IntegrationTests/Support/FprintdWorld.swift builds for the tests, in build/bench-work/fprintd:
 /// a dbus-daemon with a system-type configuration on a private socket, python3-dbusmock's polkitd template granting
@@ -43,7 +43,7 @@ struct FprintdBench {
   /// pam_wrapper's variables and the private bus (pamtester is not setuid, so sd-bus honours it).
   var pamEnvironment: [String] { paths.wrapperEnvironment + ["DBUS_SYSTEM_BUS_ADDRESS=" + busAddress] }
 
-  /// scripts/fprintd-world.py, next to the build folder or under the current folder.
+  /// Tests/scripts/fprintd-world.py, next to the build folder or under the current folder.
   var helper: String? {
     var parent = paths.build
     while parent.count > 1, parent.hasSuffix("/") { parent.removeLast() }
@@ -51,7 +51,7 @@ struct FprintdBench {
     var buffer = [CChar](repeating: 0, count: Int(PATH_MAX))
     let current = getcwd(&buffer, buffer.count) != nil
       ? String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self) : "."
-    return [parent + "/scripts/fprintd-world.py", current + "/scripts/fprintd-world.py"].first { (path: String) in access(path, R_OK) == 0 }
+    return [parent + "/Tests/scripts/fprintd-world.py", current + "/Tests/scripts/fprintd-world.py"].first { (path: String) in access(path, R_OK) == 0 }
   }
 
   /// Debian's pam_fprintd.
@@ -67,7 +67,7 @@ struct FprintdBench {
       throw SetupError("\(missing.joined(separator: ", ")) not installed (make deps installs fprintd, dbus, libglib2.0-bin and python3).")
     }
     guard let pamFprintd else { throw SetupError("pam_fprintd.so is not installed (libpam-fprintd; make deps installs it).") }
-    guard helper != nil else { throw SetupError("scripts/fprintd-world.py was not found next to \(paths.build).") }
+    guard helper != nil else { throw SetupError("Tests/scripts/fprintd-world.py was not found next to \(paths.build).") }
     guard Spawn.setup([Self.python, "-c", "import dbusmock, dbus, dbus.mainloop.glib, gi.repository.GLib"]) else {
       throw SetupError("python3-dbusmock (with python3-dbus and python3-gi) is not installed for \(Self.python) (make deps installs it).")
     }
@@ -160,7 +160,7 @@ struct FprintdBench {
       "Item 8 runs a private fprintd (`fprintd -t`, libfprint's virtual_device driver only) on a private dbus-daemon with a "
         + "system-type configuration and python3-dbusmock's polkitd template (AllowUnknown), as the fprintd tests do; the bench "
         + "user's right index finger is enrolled with fprintd-enroll (print-A). Each run gets its own finger, "
-        + "`scripts/fprintd-world.py feed SCAN print-A`, started and READY before the clock starts: it sends the scan when fprintd "
+        + "`Tests/scripts/fprintd-world.py feed SCAN print-A`, started and READY before the clock starts: it sends the scan when fprintd "
         + "emits VerifyFingerSelected, so both sides pay the same D-Bus round trips for the scan. pamtester gets "
         + "DBUS_SYSTEM_BUS_ADDRESS besides pam_wrapper's variables. Ours: `sensor=fprintd fprint_dir=<fprintd's state> timeout=10` "
         + "with a state folder under build/bench-work, after one passcode authentication (new prints and a new boot ask it once); "

@@ -77,11 +77,11 @@ extension FprintdBench {
     }
   }
 
-  /// A finger (scripts/fprintd-world.py feed), returned once it prints READY (its signal match is in place).
+  /// A finger (Tests/scripts/fprintd-world.py feed), returned once it prints READY (its signal match is in place).
   func feeder(
     _ world: WorldProcesses, _ commands: [String], enroll: Bool = false, repeatLast: Bool = false, log: String
   ) throws -> BackgroundProcess {
-    guard let helper else { throw SetupError("scripts/fprintd-world.py was not found.") }
+    guard let helper else { throw SetupError("Tests/scripts/fprintd-world.py was not found.") }
     var argv = [Self.python, helper, "feed", "--bus", busAddress, "--socket", deviceSocket, "--timeout", "20"]
     if enroll { argv.append("--enroll") }
     if repeatLast { argv.append("--repeat-last") }

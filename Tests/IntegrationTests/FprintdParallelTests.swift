@@ -11,7 +11,7 @@ extension RealPAM {
   struct FprintdParallelTests {
     /// Runs pamtester for the sandbox user on a pseudo-terminal through the driver's `steps`.
     static func drive(_ f: FprintdTests.Fixture, _ steps: [String]) throws -> LoginSuTests.DriveResult {
-      let driver = LoginSuEnvironment.repositoryRoot.appendingPathComponent("scripts/e2e-ptydrive.py").path
+      let driver = LoginSuEnvironment.repositoryRoot.appendingPathComponent("Tests/scripts/e2e-ptydrive.py").path
       let environment = [
         "LD_PRELOAD": "libpam_wrapper.so", "PAM_WRAPPER": "1", "PAM_WRAPPER_SERVICE_DIR": f.sandbox.serviceDir,
         "DBUS_SYSTEM_BUS_ADDRESS": f.world.busAddress,

@@ -112,7 +112,7 @@ extension LockHostageTests {
     /// over /etc/pam.d/su.
     func drive(_ steps: [String]) throws -> LoginSuTests.DriveResult {
       guard let entry = getpwnam(LockHostageTests.caller) else { throw LoginSuTests.SetupError.command("getpwnam", 0, "") }
-      let driver = LoginSuEnvironment.repositoryRoot.appendingPathComponent("scripts/e2e-ptydrive.py").path
+      let driver = LoginSuEnvironment.repositoryRoot.appendingPathComponent("Tests/scripts/e2e-ptydrive.py").path
       var arguments = ["--mount", "--propagation", "private", LoginSuEnvironment.python, driver, "--timeout", "20"]
       arguments += ["--bind", stack + ":/etc/pam.d/su", "--as", "\(entry.pointee.pw_uid):\(entry.pointee.pw_gid)"]
       arguments += steps + ["--"] + LoginSuTests.localSession

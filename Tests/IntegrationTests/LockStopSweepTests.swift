@@ -11,7 +11,7 @@ import Glibc
 /// passcode, and B's own processes send su SIGSTOP at random moments across the check and its two locked
 /// writes. While su holds A's lock B's SIGSTOP must be refused (su runs with real and saved uid 0 then); every
 /// stop that lands must find the lock free, `localauthctl reset A` must end within 2 s, and A's own
-/// authentication must succeed. scripts/e2e-stopsweep.py does the sweep in a private mount namespace.
+/// authentication must succeed. Tests/scripts/e2e-stopsweep.py does the sweep in a private mount namespace.
 @Suite(
   .serialized,
   .builtModuleAndTool,
@@ -34,7 +34,7 @@ struct LockStopSweepTests {
       "--answer", LockHostageTests.passcode]
     guard let caller = getpwnam(LockHostageTests.caller) else { throw LoginSuTests.SetupError.command("getpwnam", 0, "") }
 
-    let script = LoginSuEnvironment.repositoryRoot.appendingPathComponent("scripts/e2e-stopsweep.py").path
+    let script = LoginSuEnvironment.repositoryRoot.appendingPathComponent("Tests/scripts/e2e-stopsweep.py").path
     var arguments = ["--mount", "--propagation", "private", LoginSuEnvironment.python, script]
     arguments += ["--bind", fixture.stack + ":/etc/pam.d/su", "--as", "\(caller.pointee.pw_uid):\(caller.pointee.pw_gid)"]
     arguments += ["--target", LockHostageTests.target, "--state", fixture.state, "--ctl", LoginSuEnvironment.ctl]

@@ -217,7 +217,7 @@ extension LoginSuTests {
     var state: String { folder + "/state" }
     var stack: String { folder + "/" + program.rawValue }
     /// The pseudo-terminal driver (python3's pty module): runs a command and follows expect/send steps.
-    var driver: String { LoginSuEnvironment.repositoryRoot.appendingPathComponent("scripts/e2e-ptydrive.py").path }
+    var driver: String { LoginSuEnvironment.repositoryRoot.appendingPathComponent("Tests/scripts/e2e-ptydrive.py").path }
     let original: Data
     private var createdUsers: [String] = []
     /// The flock that gives this fixture the shared test users (closed by `tearDown`).

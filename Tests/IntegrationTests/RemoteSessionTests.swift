@@ -115,8 +115,8 @@ extension RemoteSessionTests {
     var output: String { folder + "/out" }
     var sudoCommand: String { "\(RemoteSessionTests.clearSSH) /usr/bin/sudo -k /bin/sh \(markerScript)" }
     var suCommand: String { "\(RemoteSessionTests.clearSSH) /usr/bin/su \(RemoteSessionTests.targetName) -c '/bin/sh \(markerScript)'" }
-    var driver: String { LoginSuEnvironment.repositoryRoot.appendingPathComponent("scripts/e2e-ptydrive.py").path }
-    var reaper: String { LoginSuEnvironment.repositoryRoot.appendingPathComponent("scripts/subreaper.py").path }
+    var driver: String { LoginSuEnvironment.repositoryRoot.appendingPathComponent("Tests/scripts/e2e-ptydrive.py").path }
+    var reaper: String { LoginSuEnvironment.repositoryRoot.appendingPathComponent("Tests/scripts/subreaper.py").path }
     private(set) var uid: uid_t = 0
     private(set) var gid: gid_t = 0
     private(set) var targetUID: uid_t = 0
@@ -202,7 +202,7 @@ extension RemoteSessionTests {
         for selector in ["-U", "-u"] { _ = try? LoginSuTests.Command.run("/usr/bin/pkill", ["-KILL", selector, user]) }
       }
       if let sshd {
-        // sshd runs under scripts/subreaper.py (which reaps what the escapes leave); its own pid is in its pid file.
+        // sshd runs under Tests/scripts/subreaper.py (which reaps what the escapes leave); its own pid is in its pid file.
         let listener = (try? String(contentsOfFile: folder + "/sshd.pid", encoding: .utf8)).flatMap {
           pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines))
         }

@@ -134,7 +134,7 @@ extension SudoTests {
     var stack: String { folder + "/sudo" }
     var sudoers: String { folder + "/sudoers.d" }
     var dropIn: String { sudoers + "/" + SudoTests.dropInName }
-    var driver: String { LoginSuEnvironment.repositoryRoot.appendingPathComponent("scripts/e2e-ptydrive.py").path }
+    var driver: String { LoginSuEnvironment.repositoryRoot.appendingPathComponent("Tests/scripts/e2e-ptydrive.py").path }
     let originalStack: Data
     let originalSudoers: [String]
     private(set) var uid: uid_t = 0

@@ -5,7 +5,7 @@ import Testing
 import Glibc
 #endif
 
-/// A background finger (scripts/fprintd-world.py feed): it prints one line per event, which `events` collects:
+/// A background finger (Tests/scripts/fprintd-world.py feed): it prints one line per event, which `events` collects:
 /// `READY`, `SIGNAL <member> <args…>` (booleans as true/false, for instance `SIGNAL VerifyStatus verify-match
 /// true`), `SENT <command> [reply…]`, `PAUSED <ms>`, `DONE` (every command sent and the last one's status
 /// seen), `TIMEOUT`, `UNREACHABLE <command>`.

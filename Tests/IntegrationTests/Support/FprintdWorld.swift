@@ -20,7 +20,7 @@ import Glibc
 ///   print id ("print-A"), so a re-enrolment with another print id changes its bytes.
 /// - `root/*.log`: each daemon's output (fprintd's with G_MESSAGES_DEBUG=all: every received device command).
 ///
-/// What the virtual device and fprintd 1.94.2 do (measured; scripts/fprintd-world.py has the same notes):
+/// What the virtual device and fprintd 1.94.2 do (measured; Tests/scripts/fprintd-world.py has the same notes):
 /// - VerifyStart → VerifyFingerSelected("right-index-finger") and finger-needed=true. A command that arrives
 ///   earlier is queued and consumed at once by VerifyStart: its VerifyStatus can come before VerifyStart's reply
 ///   (and before VerifyFingerSelected); a client that subscribes late loses it. The feeder therefore sends on
@@ -71,11 +71,11 @@ final class FprintdWorld: @unchecked Sendable {
   static let gdbusPath = "/usr/bin/gdbus"
   /// Debian's interpreter, which has python3-dbusmock (`python3` on PATH may be another one).
   static let python = "/usr/bin/python3"
-  /// The helper that feeds the virtual device (scripts/fprintd-world.py).
+  /// The helper that feeds the virtual device (Tests/scripts/fprintd-world.py).
   static let helper: String = {
     let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
       .deletingLastPathComponent().deletingLastPathComponent()
-    return repository.appendingPathComponent("scripts/fprintd-world.py").path
+    return repository.appendingPathComponent("Tests/scripts/fprintd-world.py").path
   }()
   /// Debian's pam_fprintd.
   static let pamFprintd: String? = ["/lib/x86_64-linux-gnu/security/pam_fprintd.so", "/usr/lib/x86_64-linux-gnu/security/pam_fprintd.so",

@@ -7,7 +7,7 @@ import Glibc
 
 /// One ParallelPasscodeE2ETests run: the shipped pam.d/login, su or sudo (with `parallel_passcode` as shipped)
 /// bound over the system file in a private mount namespace, this suite's own users (localauth-par-*), a finger
-/// and the passcode, and the program on a pseudo-terminal through scripts/e2e-ptydrive.py.
+/// and the passcode, and the program on a pseudo-terminal through Tests/scripts/e2e-ptydrive.py.
 final class ParallelWorld {
   /// The user who authenticates: login's user, su's target, sudo's invoker.
   static let userName = "localauth-par-user"
@@ -89,7 +89,7 @@ final class ParallelWorld {
   func drive(_ steps: [String], command: String = "printf 'LOCALAUTH-%s-%s\\n' OK \"$(id -un)\"") throws
     -> LoginSuTests.DriveResult
   {
-    let driver = LoginSuEnvironment.repositoryRoot.appendingPathComponent("scripts/e2e-ptydrive.py").path
+    let driver = LoginSuEnvironment.repositoryRoot.appendingPathComponent("Tests/scripts/e2e-ptydrive.py").path
     var arguments = ["--mount", "--propagation", "private", LoginSuEnvironment.python, driver, "--timeout", "15"]
     arguments += ["--bind", stack + ":" + program.systemFile]
     let local = LoginSuTests.localSession

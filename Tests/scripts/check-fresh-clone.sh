@@ -9,7 +9,7 @@
 # M failed" and, for a failure, the command's last lines. The clone is removed on exit. Run by .ci/run.
 set -uo pipefail
 
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 commit=${1:-HEAD}
 home=$(getent passwd "$(id -un)" | cut -d: -f6)
 [ -d "$home" ] || { echo "check-fresh-clone: no home folder for $(id -un)" >&2; exit 1; }

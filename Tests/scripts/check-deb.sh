@@ -89,7 +89,7 @@ pt() { # pt TYPED: pamtester's verdict for root on that service, the line typed 
 refused() { ! pt "$1"; }
 
 # The control for the hidden-toolchain check below: make tools' dynamic localauthctl does not start there.
-DYNAMIC=$(dirname "$0")/../build/localauthctl
+DYNAMIC=$(dirname "$0")/../../build/localauthctl
 if [ -x "$DYNAMIC" ]; then
   check "build/localauthctl (make tools, dynamic) does not start with the toolchain hidden (the check's control)" \
     unshare -m sh -c "mount -t tmpfs none '$TOOLCHAIN' && ! '$DYNAMIC' --help"

@@ -13,7 +13,7 @@
 # Needs root. Environment: LOCALAUTH_MODULE, LOCALAUTH_CTL (default build/), PAMDIR (as the Makefile's).
 
 set -u
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 MODULE=${LOCALAUTH_MODULE:-$ROOT/build/pam_localauth.so}
 CTL=${LOCALAUTH_CTL:-$ROOT/build/localauthctl}
 USER_A=localauth-inst-a

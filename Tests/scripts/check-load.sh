@@ -1,0 +1,52 @@
+#!/bin/sh
+# make check-load: check-load.sh MODULE HELPER BUILD — the installed-shape module and the setuid helper as built.
+#
+# The module: only pam_sm_* exported, -z nodelete, no run path, no C++ or Swift runtime library, libcrypt, libcrypto,
+# tpm2-tss and libsystemd opened on first use rather than linked, nothing from the Swift runtime in its symbols and
+# no signal handler; then dlopen(RTLD_NOW) with SWIFT_* variables set prints nothing and changes no signal
+# disposition (check-load.c, built into BUILD/check-load with $CLANG). The helper: libc and libm only, no Swift
+# runtime (it would read SWIFT_* variables), bound at start (-z now), no run path.
+# Both against the size budget in Tests/budget/sizes: "NAME: N bytes (budget M)", and over budget fails.
+set -eu
+
+module=${1:?usage: check-load.sh MODULE HELPER BUILD}
+helper=${2:?usage: check-load.sh MODULE HELPER BUILD}
+build=${3:?usage: check-load.sh MODULE HELPER BUILD}
+here=$(cd "$(dirname "$0")" && pwd)
+budgets=$here/../budget/sizes
+fail() { echo "$*"; exit 1; }
+
+# budget FILE: prints "NAME: N bytes (budget M)", and fails above M (the line of Tests/budget/sizes named NAME).
+budget() {
+  name=$(basename "$1")
+  size=$(stat -c %s "$1")
+  limit=$(awk -v name="$name" '$1 == name { print $2 }' "$budgets")
+  [ -n "$limit" ] || fail "$name has no size budget in Tests/budget/sizes"
+  echo "$name: $size bytes (budget $limit)"
+  [ "$size" -le "$limit" ] || fail "$name is $((size - limit)) bytes over its budget of $limit bytes (Tests/budget/sizes): make it smaller, or raise the budget with a reason in the commit"
+}
+
+bad=$(nm -D --defined-only "$module" | awk '$2 ~ /^[A-Z]$/ && $3 !~ /^pam_sm_/')
+[ -z "$bad" ] || fail "Unexpected exported symbols:
+$bad"
+dynamic=$(readelf -d "$module")
+echo "$dynamic" | grep -q 'Flags:.*NODELETE' || fail "$module lacks the NODELETE flag"
+! echo "$dynamic" | grep -Eq 'NEEDED.*(libstdc\+\+|libgcc_s|libswift|libdispatch|libFoundation)' || fail "$module needs a C++ or Swift runtime library"
+! echo "$dynamic" | grep -Eq 'RUNPATH|RPATH' || fail "$module has a run path; libraries (and libcrypt's dlopen) must come from the system's"
+! echo "$dynamic" | grep -q 'NEEDED.*libcrypt' || fail "$module links libcrypt or libcrypto; it should open them on first use (Sources/CCrypt, Sources/CLibCrypto)"
+! echo "$dynamic" | grep -Eq 'NEEDED.*(libtss2|libsystemd)' || fail "$module links tpm2-tss or libsystemd; it should open them on first use (Sources/CTPM, Sources/CDBus)"
+if nm -D --undefined-only "$module" | grep -Eq 'swift_|_swift|sigaction|signal'; then
+  echo "$module refers to the Swift runtime or installs signal handlers:"; nm -D --undefined-only "$module" | grep -E 'swift|sigaction'; exit 1
+fi
+${CLANG:-clang} -O1 -Wall -o "$build/check-load" "$here/check-load.c" -ldl
+"$build/check-load" "$(readlink -f "$module")"
+echo "Exports: $(nm -D --defined-only "$module" | awk '$2 ~ /^[A-Z]$/ {print $3}' | tr '\n' ' ')"
+budget "$module"
+
+needed=$(readelf -d "$helper" | sed -n 's/.*NEEDED.*\[\(.*\)\]/\1/p' | sort | tr '\n' ' ')
+[ "$needed" = "libc.so.6 libm.so.6 " ] || fail "$helper needs more than libc and libm: $needed"
+! nm -D --undefined-only "$helper" | grep -Eq 'swift_|_swift' || fail "$helper refers to the Swift runtime"
+readelf -d "$helper" | grep -q 'FLAGS.*NOW' || fail "$helper is not linked with -z now"
+! readelf -d "$helper" | grep -Eq 'RUNPATH|RPATH' || fail "$helper has a run path"
+echo "Helper: $(stat -c %s "$helper") bytes, libc and libm only, no Swift runtime, bound at start"
+budget "$helper"

@@ -1,0 +1,35 @@
+#!/bin/sh
+# make install / make uninstall: install.sh install BUILD | install.sh uninstall
+# Directories from the environment, as the Makefile names them: DESTDIR, PAMDIR, SBINDIR, PAMCONFIGSDIR, STATEDIR.
+# install: the module to the system's PAM folder and the profiles to PAMCONFIGSDIR whatever PREFIX says (libpam and
+# pam-auth-update look only there), localauthctl, the setuid helper, the state folder (0700), and the configuration
+# only if absent. uninstall: takes the profiles out of /etc/pam.d/common-* first (only on the live system), then
+# removes the files; the configuration and the state folder stay. Each command is printed before it runs.
+set -eu
+: "${DESTDIR=}" "${PAMDIR:?}" "${SBINDIR:?}" "${PAMCONFIGSDIR:?}" "${STATEDIR:?}"
+run() { echo "$*"; "$@"; }
+
+case ${1:-} in
+install)
+  build=${2:?usage: install.sh install BUILD}
+  run install -d "$DESTDIR$PAMDIR" "$DESTDIR$SBINDIR" "$DESTDIR/etc/security" "$DESTDIR$PAMCONFIGSDIR"
+  run install -d -m 0700 "$DESTDIR$STATEDIR"
+  run install -m 0644 "$build/pam_localauth.so" "$DESTDIR$PAMDIR/pam_localauth.so"
+  run install -m 0755 "$build/localauthctl" "$DESTDIR$SBINDIR/localauthctl"
+  # setuid root, as unix_chkpwd is setgid shadow; a packager building as another user (fakeroot) sets the owner.
+  if [ "$(id -u)" = 0 ]; then owner="-o root -g root"; else owner=""; fi
+  run install $owner -m 4755 "$build/localauth-helper" "$DESTDIR$SBINDIR/localauth-helper"
+  [ -e "$DESTDIR/etc/security/localauth.conf" ] || run install -m 0644 etc/localauth.conf "$DESTDIR/etc/security/localauth.conf"
+  run install -m 0644 pam.d/pam-configs/localauth "$DESTDIR$PAMCONFIGSDIR/localauth"
+  run install -m 0644 pam.d/pam-configs/localauth-keyring "$DESTDIR$PAMCONFIGSDIR/localauth-keyring"
+  [ -n "$DESTDIR" ] || echo "Installed. Enable it with: pam-auth-update --enable localauth [localauth-keyring] (see docs/INSTALL.md)"
+  ;;
+uninstall)
+  if [ -z "$DESTDIR" ] && [ -e "$PAMCONFIGSDIR/localauth" ] && command -v pam-auth-update >/dev/null; then
+    run pam-auth-update --package --remove localauth localauth-keyring
+  fi
+  run rm -f "$DESTDIR$PAMDIR/pam_localauth.so" "$DESTDIR$SBINDIR/localauthctl" "$DESTDIR$SBINDIR/localauth-helper" \
+    "$DESTDIR$PAMCONFIGSDIR/localauth" "$DESTDIR$PAMCONFIGSDIR/localauth-keyring"
+  ;;
+*) echo "usage: install.sh install BUILD | install.sh uninstall" >&2; exit 2 ;;
+esac
