@@ -14,7 +14,7 @@ extension LAContext {
     fields.set(AppCall.Key.cancelTitle, optionalText: snapshot.cancelTitle.map { Self.clipped($0, 128) })
     let reuse = snapshot.reuseDuration.isFinite
       ? Int(max(0, min(snapshot.reuseDuration, LATouchIDAuthenticationMaximumAllowableReuseDuration))) : 0
-    if reuse > 0 { fields.set(AppCall.Key.reuseSeconds, [UInt8(reuse >> 8), UInt8(reuse & 0xff)]) }
+    if reuse > 0 { fields.set(AppCall.Key.reuseSeconds, integer: UInt16(reuse)) }
     let noDialog = if case .none = target { true } else { false }
     fields.set(AppCall.Key.interactionNotAllowed, flag: snapshot.interactionNotAllowed || noDialog)
     fields.set(AppCall.Key.ownInterface, flag: { if case .prompter = target { true } else { false } }())

@@ -152,9 +152,9 @@ public struct AppItem: Equatable, Sendable {
     fields.set(AppCall.Key.label, text: item.label)
     fields.set(AppCall.Key.accessGroup, text: item.accessGroup)
     fields.set(AppCall.Key.accessibility, text: item.accessibility.rawValue)
-    if let flags = item.flags { fields.set(AppCall.Key.accessFlags, AppItem.bigEndian(UInt64(flags.rawValue))) }
-    fields.set(Key.created, AppItem.bigEndian(UInt64(bitPattern: item.created)))
-    fields.set(Key.modified, AppItem.bigEndian(UInt64(bitPattern: item.modified)))
+    if let flags = item.flags { fields.set(AppCall.Key.accessFlags, integer: UInt64(flags.rawValue)) }
+    fields.set(Key.created, integer: item.created)
+    fields.set(Key.modified, integer: item.modified)
     if item.itemClass != .genericPassword { fields.set(AppCall.Key.itemClass, text: item.itemClass.rawValue) }
     if !item.attributes.isEmpty { fields.set(AppCall.Key.attributes, item.attributes.encode()) }
     fields.set(AppCall.Key.reference, item.persistentReference)
@@ -170,14 +170,6 @@ public struct AppItem: Equatable, Sendable {
     (AppCall.Key.attributes, AppCall.attributesLimit), (AppCall.Key.reference, 20),
   ]
 
-  /// A big-endian 8-byte value.
-  public static func bigEndian(_ value: UInt64) -> [UInt8] {
-    (0..<8).reversed().map { UInt8(truncatingIfNeeded: value >> (8 * UInt64($0))) }
-  }
-
   /// The value of an 8-byte big-endian field, or nil.
-  public func integer(_ key: UInt8) -> UInt64? {
-    guard let bytes = fields.bytes(key), bytes.count == 8 else { return nil }
-    return bytes.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-  }
+  public func integer(_ key: UInt8) -> UInt64? { (try? fields.integer(key, as: UInt64.self)) ?? nil }
 }

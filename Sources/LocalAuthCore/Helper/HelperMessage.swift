@@ -58,13 +58,14 @@ public enum HelperMessage: Equatable, Sendable {
       case .secret(let text): (0x14, Self.text(text))
       case .result(let result): (0x1f, result.encode())
       }
-    return [tag, UInt8(payload.count >> 8), UInt8(payload.count & 0xff)] + payload
+    var frame = [tag]
+    WireIntegers.append(UInt16(truncatingIfNeeded: payload.count), to: &frame)
+    return frame + payload
   }
 
   /// The payload length a 3-byte header announces, or nil when it is over its tag's maximum.
   public static func payloadLength(header: [UInt8]) -> Int? {
-    guard header.count == 3 else { return nil }
-    let length = Int(header[1]) << 8 | Int(header[2])
+    guard header.count == 3, let length = try? Int(WireIntegers.read(UInt16.self, from: header[...], at: 1)) else { return nil }
     return length <= maximum(tag: header[0]) ? length : nil
   }
 

@@ -49,7 +49,7 @@ public enum HelperResult: Equatable, Sendable {
   private static func encode(_ detail: FailureDetail) -> [UInt8] {
     switch detail {
     case .none: [0]
-    case .passcodeDelayed(let until): [1] + bigEndian(UInt64(max(0, min(until.seconds, 1e15))))
+    case .passcodeDelayed(let until): [1] + WireIntegers.bytes(UInt64(max(0, min(until.seconds, 1e15))))
     case .biometryLockedOut(let failures): [2, UInt8(clamping: failures)]
     case .passcodeRequired(let why): [3, requirements.firstIndex(of: why).map(UInt8.init) ?? 0]
     case .remoteSession: [4]
@@ -64,7 +64,7 @@ public enum HelperResult: Equatable, Sendable {
     switch (bytes.first, bytes.count) {
     case (0, 1): return .none
     case (1, 9):
-      let seconds = bytes[1...].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+      let seconds = try WireIntegers.value(UInt64.self, of: bytes[1...])
       return .passcodeDelayed(until: WallTime(seconds: Double(seconds)))
     case (2, 2): return .biometryLockedOut(failures: Int(bytes[1]))
     case (3, 2):
@@ -75,10 +75,6 @@ public enum HelperResult: Equatable, Sendable {
     case (7, 1): return .requestNotVisible
     default: throw bad
     }
-  }
-
-  private static func bigEndian(_ value: UInt64) -> [UInt8] {
-    (0..<8).reversed().map { UInt8(truncatingIfNeeded: value >> (8 * UInt64($0))) }
   }
 }
 
