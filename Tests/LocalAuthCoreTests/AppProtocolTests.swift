@@ -80,7 +80,7 @@ struct AppProtocolTests {
     let covered = Set(Self.everyCall.map(\.operation.rawValue))
     #expect(covered == Set(AppCall.Operation.allCases.map(\.rawValue)))
     #expect(try Self.roundTrip(.appHello) == .appHello)
-    #expect(HelperMessage.appHello.encode() == [0x04, 0, 15] + Array("localauth-app 1".utf8))
+    #expect(HelperMessage.appHello.encode() == [0x04, 0, 2, 0, 2])
   }
 
   @Test("every reply round-trips: done, each evaluation outcome, each refusal code, each keychain error, each fault")
@@ -240,6 +240,9 @@ struct AppProtocolTests {
         try HelperMessage.decode(tag: 0x04, payload: Array(text.utf8))
       }
     }
+    for payload: [UInt8] in [[0, 1], [0, 3], [0], [0, 2, 0], [2, 0]] {
+      #expect(throws: HelperProtocolError.self, "\(payload)") { try HelperMessage.decode(tag: 0x04, payload: payload) }
+    }
   }
 
   @Test("a text field with a control character is refused when read; plain and non-ASCII text is kept")
@@ -262,8 +265,10 @@ struct AppProtocolTests {
       ([1], "an evaluation without its result"),
       ([1, AppReply.Key.result, 0, 1, 3], "an evaluation whose result is not an evaluation"),
       ([2], "a refusal without its code"),
-      ([2, AppReply.Key.code, 0, 1, UInt8(AuthErrorCode.allCases.count)], "a refusal code past the last"),
-      ([3, AppReply.Key.keychainKind, 0, 1, 11], "keychain error kind 11"),
+      ([2, AppReply.Key.code, 0, 4, 0, 0, 0, 0], "a refusal code that is no LAError code"),
+      ([2, AppReply.Key.code, 0, 1, 1], "a refusal code of one byte (version 1)"),
+      ([3, AppReply.Key.status, 0, 4, 0, 0, 0, 0], "a keychain status that is no keychain failure"),
+      ([3, 52, 0, 1, 1], "version 1's keychain kind"),
       ([4, AppReply.Key.fault, 0, 1, 0], "fault 0"),
       ([4, AppReply.Key.fault, 0, 1, 8], "fault 8"),
       ([0, Key.reason, 0, 0], "a reply with a call's field"),

@@ -23,7 +23,7 @@ extension AppSession {
       user: user, policy: policy, reason: reason,
       fallbackTitle: try wire { () throws(HelperProtocolError) in try fields.text(AppCall.Key.fallbackTitle) },
       cancelTitle: try wire { () throws(HelperProtocolError) in try fields.text(AppCall.Key.cancelTitle) },
-      reuseDuration: min(Double(min(reuse, 300)), options.evaluation.reuseLimit), interactionAllowed: !interactionNotAllowed, remote: remote.isRemote,
+      reuseDuration: min(Double(reuse), EvaluationRequest.maximumReuseDuration, options.evaluation.reuseLimit), interactionAllowed: !interactionNotAllowed, remote: remote.isRemote,
       cancellation: hangUp, origin: origin)
     // Rule 7: an app's match serves nothing else, and it may reuse only a session unlock.
     request.purpose = .app(processID: callerPID)

@@ -1,4 +1,7 @@
 /// How localauth-helper ended an authentication, as the module maps it to a PAM code (PAMResult).
+///
+/// The payload is a kind byte: 0 success (method), 1 failure (the LAError code as an Int32, then the detail),
+/// 2 does-not-apply, 3 another user, 4 fault (`HelperFault`'s raw value; the same in every wire version).
 public enum HelperResult: Equatable, Sendable {
   /// The engine decided.
   case decided(AuthenticationResult)
@@ -10,7 +13,7 @@ public enum HelperResult: Equatable, Sendable {
   func encode() -> [UInt8] {
     switch self {
     case .decided(.evaluated(.success(let method))): [0, Self.methods.firstIndex(of: method).map(UInt8.init) ?? 0]
-    case .decided(.evaluated(.failure(let code, let detail))): [1, Self.index(of: code)] + Self.encode(detail)
+    case .decided(.evaluated(.failure(let code, let detail))): [1] + WireIntegers.bytes(Int32(code.rawValue)) + Self.encode(detail)
     case .decided(.doesNotApply(let feature)): [2, feature ? 1 : 0]
     case .otherUser: [3]
     case .fault(let fault): [4, fault.rawValue]
@@ -24,10 +27,9 @@ public enum HelperResult: Equatable, Sendable {
     case (0, 2):
       guard Int(bytes[1]) < methods.count else { throw bad }
       return .decided(.evaluated(.success(methods[Int(bytes[1])])))
-    case (1, 3...):
-      guard Int(bytes[1]) < AuthErrorCode.allCases.count else { throw bad }
-      let code = AuthErrorCode.allCases[Int(bytes[1])]
-      return .decided(.evaluated(.failure(code, try decodeDetail(Array(bytes[2...])))))
+    case (1, 6...):
+      guard let code = AuthErrorCode(rawValue: Int(try WireIntegers.read(Int32.self, from: bytes[...], at: 1))) else { throw bad }
+      return .decided(.evaluated(.failure(code, try decodeDetail(Array(bytes[5...])))))
     case (2, 2):
       guard bytes[1] <= 1 else { throw bad }
       return .decided(.doesNotApply(featureNotEnabled: bytes[1] == 1))
@@ -39,10 +41,7 @@ public enum HelperResult: Equatable, Sendable {
     }
   }
 
-  private static func index(of code: AuthErrorCode) -> UInt8 {
-    AuthErrorCode.allCases.firstIndex(of: code).map(UInt8.init) ?? 0
-  }
-
+  /// The wire's numbering of methods and passcode requirements (by position here, never by a public enum's order).
   private static let methods: [AuthMethod] = [.biometry, .passcode, .reuse]
   private static let requirements: [PasscodeRequirement] = [.reboot, .idle, .passcodeAge, .enrollmentChange, .lockout]
 

@@ -42,9 +42,12 @@ public struct HelperService {
     dependencies build: (Options, AuthPrompter, AuthLog) -> Dependencies = Dependencies.live
   ) -> HelperResult? {
     let opening: HelperMessage
-    do { opening = try channel.receive(within: Self.helloBound) } catch {
+    var tag: UInt8 = 0
+    do { opening = try channel.receive(within: Self.helloBound, tag: &tag) } catch {
       log.log(.error, "localauth-helper refused a caller (pid \(callerPID)): \(error).")
-      try? channel.send(.result(.fault(.protocolViolation)))
+      // An app's opening (another version, say) is refused with the reply every app version decodes, anything else
+      // with the result every module version decodes (`HelperWire`).
+      try? channel.send(tag == HelperMessage.appHelloTag ? .reply(.fault(.protocolViolation)) : .result(.fault(.protocolViolation)))
       return .fault(.protocolViolation)
     }
     if case .appHello = opening {
