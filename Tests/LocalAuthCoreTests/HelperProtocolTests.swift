@@ -158,6 +158,28 @@ struct HelperServiceTests {
     #expect(store.accesses == before)
   }
 
+  @Test("a version 1 peer gets the fault every version decodes: a module's hello a result, an app's hello a reply")
+  func otherVersionPeers() throws {
+    let world = try TestWorld(sensorPresent: false)
+    let store = WatchedStore()
+    try Self.prime(world, store)
+    let before = store.accesses
+    let frames: [(bytes: [UInt8], answer: [UInt8])] = [
+      ([0x01, 0, 29] + Array("localauth-helper 1\0alice\0s\0t\0".utf8), [0x1f, 0, 2, 4, 7]),
+      ([0x04, 0, 15] + Array("localauth-app 1".utf8), [0x1e, 0, 5, 4, 54, 0, 1, 7]),
+    ]
+    for (bytes, answer) in frames {
+      let result = try Self.serve(world: world, store: store) { channel in
+        #expect(bytes.withUnsafeBytes { send(channel.fd, $0.baseAddress!, $0.count, 0) } == bytes.count)
+        var received = [UInt8](repeating: 0, count: answer.count)
+        #expect(recv(channel.fd, &received, received.count, Int32(MSG_WAITALL)) == answer.count)
+        #expect(received == answer)
+      }
+      #expect(result == .fault(.protocolViolation))
+    }
+    #expect(store.accesses == before)
+  }
+
   @Test("a uid without a passwd entry is refused")
   func noPasswdEntry() throws {
     let world = try TestWorld(sensorPresent: false)
