@@ -158,7 +158,7 @@ struct HelperServiceTests {
     #expect(store.accesses == before)
   }
 
-  @Test("a version 1 peer gets the fault every version decodes: a module's hello a result, an app's hello a reply")
+  @Test("a version 1 peer, module or app, gets the fault result every version decodes")
   func otherVersionPeers() throws {
     let world = try TestWorld(sensorPresent: false)
     let store = WatchedStore()
@@ -166,7 +166,7 @@ struct HelperServiceTests {
     let before = store.accesses
     let frames: [(bytes: [UInt8], answer: [UInt8])] = [
       ([0x01, 0, 29] + Array("localauth-helper 1\0alice\0s\0t\0".utf8), [0x1f, 0, 2, 4, 7]),
-      ([0x04, 0, 15] + Array("localauth-app 1".utf8), [0x1e, 0, 5, 4, 54, 0, 1, 7]),
+      ([0x04, 0, 15] + Array("localauth-app 1".utf8), [0x1f, 0, 2, 4, 7]),
     ]
     for (bytes, answer) in frames {
       let result = try Self.serve(world: world, store: store) { channel in

@@ -37,16 +37,8 @@ public struct HelperChannel: Sendable {
 
   /// Receives one message, waiting at most `seconds` for all of it.
   public func receive(within seconds: Int) throws(HelperProtocolError) -> HelperMessage {
-    var tag: UInt8 = 0
-    return try receive(within: seconds, tag: &tag)
-  }
-
-  /// Receives one message as `receive(within:)` does, setting `tag` to its tag as soon as the header is read (also
-  /// when the payload is then refused): the opening's tag says whether a refusal is answered as a module's or an app's.
-  public func receive(within seconds: Int, tag: inout UInt8) throws(HelperProtocolError) -> HelperMessage {
     let deadline = Self.monotonicMilliseconds() + Int64(seconds) * 1000
     let header = try read(3, deadline: deadline, bound: seconds)
-    tag = header[0]
     guard let length = HelperMessage.payloadLength(header: header) else {
       throw .malformed("a message over \(HelperMessage.maximumPayload) bytes")
     }

@@ -42,12 +42,10 @@ public struct HelperService {
     dependencies build: (Options, AuthPrompter, AuthLog) -> Dependencies = Dependencies.live
   ) -> HelperResult? {
     let opening: HelperMessage
-    var tag: UInt8 = 0
-    do { opening = try channel.receive(within: Self.helloBound, tag: &tag) } catch {
+    do { opening = try channel.receive(within: Self.helloBound) } catch {
       log.log(.error, "localauth-helper refused a caller (pid \(callerPID)): \(error).")
-      // An app's opening (another version, say) is refused with the reply every app version decodes, anything else
-      // with the result every module version decodes (`HelperWire`).
-      try? channel.send(tag == HelperMessage.appHelloTag ? .reply(.fault(.protocolViolation)) : .result(.fault(.protocolViolation)))
+      // Any refused opening (another version among them) gets the result every version decodes (`HelperWire`).
+      try? channel.send(.result(.fault(.protocolViolation)))
       return .fault(.protocolViolation)
     }
     if case .appHello = opening {

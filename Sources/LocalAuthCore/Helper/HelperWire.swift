@@ -3,9 +3,8 @@
 ///
 /// Apps link the client statically, so the wire is an ABI: any change to a message's layout, a field's number or
 /// type, or a code space bumps `version` here and nowhere else. A peer of another version is refused before
-/// anything else is read, with the answer every version decodes alike: the frame header, a module's
-/// `result(fault(protocolViolation))` (payload 04 07) and an app's `reply(fault(protocolViolation))` (payload 04,
-/// field 54 = 07) are the same in every version.
+/// anything else is read, with the answer it got in version 1: `result(fault(protocolViolation))` (payload 04 07),
+/// which, with the framing, is the same in every version (an app's client takes it as a broken session).
 public enum HelperWire {
   /// The version. 1 opened with the text "localauth-helper 1" or "localauth-app 1" and sent codes by position;
   /// 2 sends an LAError code as its Int32 raw value and a keychain failure as its OSStatus.
