@@ -10,11 +10,11 @@ extension LAContext {
     let snapshot = withState { $0 }
     var fields = AppFields()
     fields.set(AppCall.Key.reason, text: String(decoding: Array(reason.utf8.prefix(AppCall.textLimit)), as: UTF8.self))
-    fields.set(AppCall.Key.fallbackTitle, optionalText: snapshot.fallbackTitle.map { Self.clipped($0, 128) })
-    fields.set(AppCall.Key.cancelTitle, optionalText: snapshot.cancelTitle.map { Self.clipped($0, 128) })
+    fields.set(AppCall.Key.fallbackTitle, optionalText: snapshot.fallbackTitle.map { Self.clipped($0, AppCall.titleLimit) })
+    fields.set(AppCall.Key.cancelTitle, optionalText: snapshot.cancelTitle.map { Self.clipped($0, AppCall.titleLimit) })
     let reuse = snapshot.reuseDuration.isFinite
-      ? Int(max(0, min(snapshot.reuseDuration, LATouchIDAuthenticationMaximumAllowableReuseDuration))) : 0
-    if reuse > 0 { fields.set(AppCall.Key.reuseSeconds, [UInt8(reuse >> 8), UInt8(reuse & 0xff)]) }
+      ? Int(max(0, min(snapshot.reuseDuration, EvaluationRequest.maximumReuseDuration))) : 0
+    if reuse > 0 { fields.set(AppCall.Key.reuseSeconds, integer: UInt16(reuse)) }
     let noDialog = if case .none = target { true } else { false }
     fields.set(AppCall.Key.interactionNotAllowed, flag: snapshot.interactionNotAllowed || noDialog)
     fields.set(AppCall.Key.ownInterface, flag: { if case .prompter = target { true } else { false } }())

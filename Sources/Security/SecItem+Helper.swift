@@ -49,7 +49,7 @@ extension KeychainCall {
     query.attributes = stored
     var fields = queryFields(query)
     fields.set(AppCall.Key.accessibility, text: accessibility.rawValue)
-    if let flags { fields.set(AppCall.Key.accessFlags, AppItem.bigEndian(UInt64(flags.rawValue))) }
+    if let flags { fields.set(AppCall.Key.accessFlags, integer: UInt64(flags.rawValue)) }
     fields.set(AppCall.Key.data, Array(data))
     let answer = try context.keychainCall(.keychainAdd, fields, reason: string(kSecUseOperationPrompt))
     guard let item = answer.items.first else { return [String: Any]() }
@@ -96,7 +96,7 @@ extension KeychainCall {
     fields.set(AppCall.Key.newAccessGroup, optionalText: changes.accessGroup)
     if !changes.attributes.isEmpty { fields.set(AppCall.Key.newAttributes, changes.attributes.encode()) }
     fields.set(AppCall.Key.newAccessibility, optionalText: changes.accessibility?.rawValue)
-    if let flags = changes.flags { fields.set(AppCall.Key.newAccessFlags, flags.map { AppItem.bigEndian(UInt64($0.rawValue)) } ?? []) }
+    if let flags = changes.flags { fields.set(AppCall.Key.newAccessFlags, flags.map { WireIntegers.bytes(UInt64($0.rawValue)) } ?? []) }
     _ = try context.keychainCall(.keychainUpdate, fields, reason: string(kSecUseOperationPrompt))
   }
 

@@ -42,7 +42,7 @@ extension RealPAM {
       var fields = AppFields()
       fields.set(Key.service, text: "notes")
       fields.set(Key.account, text: "me")
-      fields.set(Key.accessFlags, AppItem.bigEndian(UInt64(KeychainAccessFlags.biometryAny.rawValue)))
+      fields.set(Key.accessFlags, WireIntegers.bytes(UInt64(KeychainAccessFlags.biometryAny.rawValue)))
       fields.set(Key.data, Array("s3cret".utf8))
       return HostileAppClient.send(.call(AppCall(.keychainAdd, fields)))
     }()

@@ -33,7 +33,7 @@ extension AppProtocolSessionTests {
     var add = AppFields()
     add.set(Key.service, text: "notes")
     add.set(Key.account, text: "alice")
-    add.set(Key.accessFlags, AppItem.bigEndian(UInt64(KeychainAccessFlags.biometryAny.rawValue)))
+    add.set(Key.accessFlags, WireIntegers.bytes(UInt64(KeychainAccessFlags.biometryAny.rawValue)))
     add.set(Key.data, Array("s3cret".utf8))
     let added = try run.call(AppCall(.keychainAdd, add))
     #expect(added.reply == .done(AppFields()), "\(added.messages)")
@@ -159,7 +159,7 @@ extension AppProtocolSessionTests {
     #expect(try run.call(Self.setPassword("app-pass")).reply == .done(AppFields()))
     var add = AppFields()
     add.set(Key.service, text: "notes")
-    add.set(Key.accessFlags, AppItem.bigEndian(UInt64(KeychainAccessFlags.applicationPassword.rawValue)))
+    add.set(Key.accessFlags, WireIntegers.bytes(UInt64(KeychainAccessFlags.applicationPassword.rawValue)))
     add.set(Key.data, Array("s3cret".utf8))
     #expect(try run.call(AppCall(.keychainAdd, add)).reply == .done(AppFields()))
     func guess(_ password: String) throws -> AppReply? {

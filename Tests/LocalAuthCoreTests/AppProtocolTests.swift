@@ -55,7 +55,7 @@ struct AppProtocolTests {
       call(.canEvaluate, [(Key.policy, [2])]),
       call(.evaluate, [(Key.policy, [2])] + prompt),
       call(.domainState, []),
-      call(.keychainAdd, query + prompt + [(Key.accessibility, text("akpu")), (Key.accessFlags, AppItem.bigEndian(2)), (Key.data, [0, 1, 2, 0xff])]),
+      call(.keychainAdd, query + prompt + [(Key.accessibility, text("akpu")), (Key.accessFlags, WireIntegers.bytes(UInt64(2))), (Key.data, [0, 1, 2, 0xff])]),
       call(.keychainCopy, query + prompt + [(Key.returnData, []), (Key.returnAttributes, []), (Key.matchAll, []), (Key.interface, [2])]),
       call(.keychainUpdate, query + prompt + [(Key.newData, [9, 9]), (Key.newLabel, text("renamed"))]),
       call(.keychainDelete, query),
@@ -80,7 +80,7 @@ struct AppProtocolTests {
     let covered = Set(Self.everyCall.map(\.operation.rawValue))
     #expect(covered == Set(AppCall.Operation.allCases.map(\.rawValue)))
     #expect(try Self.roundTrip(.appHello) == .appHello)
-    #expect(HelperMessage.appHello.encode() == [0x04, 0, 15] + Array("localauth-app 1".utf8))
+    #expect(HelperMessage.appHello.encode() == [0x04, 0, 2, 0, 2])
   }
 
   @Test("every reply round-trips: done, each evaluation outcome, each refusal code, each keychain error, each fault")
@@ -170,7 +170,7 @@ struct AppProtocolTests {
       (rawCall(9, [(Key.reason, reason)]), "an endReuseWindow with a field"),
       (rawCall(7, [(Key.service, Array("notes".utf8)), (Key.reason, reason)]), "a delete with a prompt field"),
       (rawCall(5, [(AppReply.Key.captured, [])]), "a read with a reply's field"),
-      (rawCall(5, [(AppItem.Key.created, AppItem.bigEndian(1))]), "a read with an item's field"),
+      (rawCall(5, [(AppItem.Key.created, WireIntegers.bytes(UInt64(1)))]), "a read with an item's field"),
       (rawCall(2, [(Key.policy, [2]), (Key.reason, reason), (Key.reason, reason)]), "the reason twice"),
       (rawCall(2, [(Key.policy, [2]), (Key.policy, [1])]), "the policy twice"),
       (rawCall(2, [(Key.policy, [2])]) + [Key.reason, 0, 10] + reason, "a length past the end"),
@@ -240,6 +240,9 @@ struct AppProtocolTests {
         try HelperMessage.decode(tag: 0x04, payload: Array(text.utf8))
       }
     }
+    for payload: [UInt8] in [[0, 1], [0, 3], [0], [0, 2, 0], [2, 0]] {
+      #expect(throws: HelperProtocolError.self, "\(payload)") { try HelperMessage.decode(tag: 0x04, payload: payload) }
+    }
   }
 
   @Test("a text field with a control character is refused when read; plain and non-ASCII text is kept")
@@ -262,8 +265,10 @@ struct AppProtocolTests {
       ([1], "an evaluation without its result"),
       ([1, AppReply.Key.result, 0, 1, 3], "an evaluation whose result is not an evaluation"),
       ([2], "a refusal without its code"),
-      ([2, AppReply.Key.code, 0, 1, UInt8(AuthErrorCode.allCases.count)], "a refusal code past the last"),
-      ([3, AppReply.Key.keychainKind, 0, 1, 11], "keychain error kind 11"),
+      ([2, AppReply.Key.code, 0, 4, 0, 0, 0, 0], "a refusal code that is no LAError code"),
+      ([2, AppReply.Key.code, 0, 1, 1], "a refusal code of one byte (version 1)"),
+      ([3, AppReply.Key.status, 0, 4, 0, 0, 0, 0], "a keychain status that is no keychain failure"),
+      ([3, 52, 0, 1, 1], "version 1's keychain kind"),
       ([4, AppReply.Key.fault, 0, 1, 0], "fault 0"),
       ([4, AppReply.Key.fault, 0, 1, 8], "fault 8"),
       ([0, Key.reason, 0, 0], "a reply with a call's field"),

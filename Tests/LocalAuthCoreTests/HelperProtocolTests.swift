@@ -52,17 +52,19 @@ struct HelperProtocolTests {
   /// Tag and payload pairs the protocol does not allow.
   static let malformedMessages: [(tag: UInt8, payload: [UInt8], why: String)] = [
     (0x7f, [], "unknown tag"),
-    (0x01, Array("localauth-helper 2\0alice\0s\0t\0".utf8), "another version"),
-    (0x01, Array("localauth-helper 1\0\0s\0t\0".utf8), "no user"),
-    (0x01, Array("localauth-helper 1\0alice\0s\0t".utf8), "too few fields"),
-    (0x01, Array("localauth-helper 1\0alice\0s\0t\0\0LD_PRELOAD=/tmp/x.so".utf8), "not an SSH_* variable"),
-    (0x01, Array("localauth-helper 1\0alice\0s\0t\0\0SSH_TTY=a\0SSH_TTY=b".utf8), "a variable twice"),
-    (0x01, Array("localauth-helper 1\0alice\0s\0t\0\0SSH_TTY".utf8), "a variable without '='"),
+    (0x01, [0, 1] + Array("alice\0s\0t\0".utf8), "another version"),
+    (0x01, Array("localauth-helper 1\0alice\0s\0t\0".utf8), "version 1's text opening"),
+    (0x01, [0], "a hello shorter than its version"),
+    (0x01, HelperWire.versionBytes + Array("\0s\0t\0".utf8), "no user"),
+    (0x01, HelperWire.versionBytes + Array("alice\0s\0t".utf8), "too few fields"),
+    (0x01, HelperWire.versionBytes + Array("alice\0s\0t\0\0LD_PRELOAD=/tmp/x.so".utf8), "not an SSH_* variable"),
+    (0x01, HelperWire.versionBytes + Array("alice\0s\0t\0\0SSH_TTY=a\0SSH_TTY=b".utf8), "a variable twice"),
+    (0x01, HelperWire.versionBytes + Array("alice\0s\0t\0\0SSH_TTY".utf8), "a variable without '='"),
     (0x02, [UInt8](repeating: 0x31, count: 512), "an answer over the passcode limit"),
     (0x03, [], "cancel without its flag"), (0x03, [2], "cancel with a bad flag"), (0x03, [0, 0], "cancel too long"),
     (0x11, Array("\u{1b}[2J cleared".utf8), "a control character in a line"),
-    (0x1f, [], "an empty result"), (0x1f, [0, 9], "an unknown method"), (0x1f, [1, 200, 0], "an unknown code"),
-    (0x1f, [1, 0, 1, 0], "a short delay"), (0x1f, [4, 0], "an unknown fault"), (0x1f, [3, 0], "a long refusal"),
+    (0x1f, [], "an empty result"), (0x1f, [0, 9], "an unknown method"), (0x1f, [1, 0, 0, 0, 200, 0], "an unknown code"),
+    (0x1f, [1, 0xff, 0xff, 0xff, 0xff, 1, 0], "a short delay"), (0x1f, [1, 0, 0], "a code shorter than 4 bytes"), (0x1f, [4, 0], "an unknown fault"), (0x1f, [3, 0], "a long refusal"),
   ]
 
   @Test("malformed messages are refused")
@@ -75,7 +77,7 @@ struct HelperProtocolTests {
   @Test("a hello field over 256 bytes is refused; a long line is cut on a character boundary")
   func limits() throws {
     let long = String(repeating: "a", count: 257)
-    let payload = Array(("localauth-helper 1\0" + long + "\0s\0t\0").utf8)
+    let payload = HelperWire.versionBytes + Array((long + "\0s\0t\0").utf8)
     #expect(throws: HelperProtocolError.self) { try HelperMessage.decode(tag: 0x01, payload: payload) }
     let line = String(repeating: "é", count: 600)  // 1200 bytes
     guard case .info(let cut) = try Self.roundTrip(.info(line)) else { Issue.record("not an info line"); return }
@@ -153,6 +155,28 @@ struct HelperServiceTests {
       #expect(try channel.receive(within: 5) == .result(.otherUser))
     }
     #expect(result == .otherUser)
+    #expect(store.accesses == before)
+  }
+
+  @Test("a version 1 peer, module or app, gets the fault result every version decodes")
+  func otherVersionPeers() throws {
+    let world = try TestWorld(sensorPresent: false)
+    let store = WatchedStore()
+    try Self.prime(world, store)
+    let before = store.accesses
+    let frames: [(bytes: [UInt8], answer: [UInt8])] = [
+      ([0x01, 0, 29] + Array("localauth-helper 1\0alice\0s\0t\0".utf8), [0x1f, 0, 2, 4, 7]),
+      ([0x04, 0, 15] + Array("localauth-app 1".utf8), [0x1f, 0, 2, 4, 7]),
+    ]
+    for (bytes, answer) in frames {
+      let result = try Self.serve(world: world, store: store) { channel in
+        #expect(bytes.withUnsafeBytes { send(channel.fd, $0.baseAddress!, $0.count, 0) } == bytes.count)
+        var received = [UInt8](repeating: 0, count: answer.count)
+        #expect(recv(channel.fd, &received, received.count, Int32(MSG_WAITALL)) == answer.count)
+        #expect(received == answer)
+      }
+      #expect(result == .fault(.protocolViolation))
+    }
     #expect(store.accesses == before)
   }
 

@@ -92,8 +92,11 @@ public struct AppCall: Equatable, Sendable {
   /// The longest encoded attribute list.
   public static let attributesLimit = 2048
 
-  /// The longest text field (an attribute, a reason, a title).
+  /// The longest text field (an attribute, a reason).
   public static let textLimit = 512
+
+  /// The longest fallback or cancel title.
+  public static let titleLimit = 128
 
   /// The operation.
   public var operation: Operation
@@ -110,7 +113,7 @@ public struct AppCall: Equatable, Sendable {
   static func allowed(_ operation: Operation) -> [(key: UInt8, limit: Int)] {
     let text = textLimit
     let prompt: [(key: UInt8, limit: Int)] = [
-      (Key.reason, text), (Key.fallbackTitle, 128), (Key.cancelTitle, 128), (Key.reuseSeconds, 2),
+      (Key.reason, text), (Key.fallbackTitle, titleLimit), (Key.cancelTitle, titleLimit), (Key.reuseSeconds, 2),
       (Key.interactionNotAllowed, 0), (Key.ownInterface, 0),
     ]
     let query: [(key: UInt8, limit: Int)] = [

@@ -31,6 +31,9 @@ public struct AppFields: Equatable, Sendable {
   /// Adds a flag: present means true.
   public mutating func set(_ key: UInt8, flag: Bool) { if flag { set(key, []) } }
 
+  /// Adds a big-endian integer field (`WireIntegers`).
+  public mutating func set<T: FixedWidthInteger>(_ key: UInt8, integer value: T) { set(key, WireIntegers.bytes(value)) }
+
   /// Adds a field when `value` is not nil.
   public mutating func set(_ key: UInt8, optionalText value: String?) { if let value { set(key, text: value) } }
 
@@ -51,6 +54,12 @@ public struct AppFields: Equatable, Sendable {
     return bytes[0]
   }
 
+  /// The big-endian integer of `key`, or nil; any length but the type's is malformed.
+  public func integer<T: FixedWidthInteger>(_ key: UInt8, as type: T.Type) throws(HelperProtocolError) -> T? {
+    guard let bytes = bytes(key) else { return nil }
+    return try WireIntegers.value(type, of: bytes)
+  }
+
   /// True when the flag `key` is present; a flag with a value is malformed.
   public func flag(_ key: UInt8) throws(HelperProtocolError) -> Bool {
     guard let bytes = bytes(key) else { return false }
@@ -63,8 +72,7 @@ public struct AppFields: Equatable, Sendable {
     var out: [UInt8] = []
     for (key, value) in entries {
       out.append(key)
-      out.append(UInt8(truncatingIfNeeded: value.count >> 8))
-      out.append(UInt8(truncatingIfNeeded: value.count))
+      WireIntegers.append(UInt16(truncatingIfNeeded: value.count), to: &out)
       out += value
     }
     return out
@@ -79,7 +87,7 @@ public struct AppFields: Equatable, Sendable {
     while index < bytes.endIndex {
       guard bytes.endIndex - index >= 3 else { throw .malformed("a truncated field") }
       let key = bytes[index]
-      let length = Int(bytes[index + 1]) << 8 | Int(bytes[index + 2])
+      let length = Int(try WireIntegers.read(UInt16.self, from: bytes, at: index + 1))
       index += 3
       guard bytes.endIndex - index >= length else { throw .malformed("a field longer than its message") }
       guard let rule = allowed.first(where: { $0.key == key }) else { throw .malformed("an unknown field \(key)") }

@@ -42,8 +42,7 @@ extension AppFields {
       changes.accessibility = parsed
     }
     if let raw = bytes(AppCall.Key.newAccessFlags) {
-      guard raw.isEmpty || raw.count == 8 else { throw .malformed("invalid access flags") }
-      changes.flags = .some(raw.isEmpty ? nil : KeychainAccessFlags(rawValue: UInt(raw.reduce(UInt64(0)) { $0 << 8 | UInt64($1) })))
+      changes.flags = .some(raw.isEmpty ? nil : KeychainAccessFlags(rawValue: UInt(try WireIntegers.value(UInt64.self, of: raw))))
     }
     return changes
   }

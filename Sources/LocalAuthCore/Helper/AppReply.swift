@@ -1,6 +1,9 @@
 import CSyscalls
 
 /// localauth-helper's answer to one app call (after any prompts and `AppItem`s), and what the app learns.
+///
+/// The payload is a kind byte (0 done, 1 evaluation, 2 refused, 3 keychain, 4 fault), then fields: a refusal's code
+/// is its LAError raw value and a keychain failure its OSStatus, both Int32, so no public enum's order is on the wire.
 public enum AppReply: Equatable, Sendable {
   /// The call succeeded; `fields` carry its values (`Key`).
   case done(AppFields)
@@ -28,16 +31,19 @@ public enum AppReply: Equatable, Sendable {
     /// A signature or a shared secret.
     public static let output: UInt8 = 47
     static let result: UInt8 = 50
+    /// A refusal's LAError code (Int32, Apple's signed raw value).
     static let code: UInt8 = 51
-    static let keychainKind: UInt8 = 52
+    // 52 was version 1's private keychain error numbering: not reused.
     static let keychainText: UInt8 = 53
     static let fault: UInt8 = 54
+    /// A keychain failure's OSStatus (Int32).
+    static let status: UInt8 = 55
   }
 
   static let allowed: [(key: UInt8, limit: Int)] = [
     (Key.biometryType, 1), (Key.domainState, 256), (Key.captured, 0), (Key.enabled, 0), (Key.publicKey, 65),
     (Key.requirement, 1), (Key.hasSecret, 0), (Key.output, 128), (Key.result, 16),
-    (Key.code, 1), (Key.keychainKind, 1), (Key.keychainText, AppCall.textLimit), (Key.fault, 1),
+    (Key.code, 4), (Key.status, 4), (Key.keychainText, AppCall.textLimit), (Key.fault, 1),
   ]
 
   func encode() -> [UInt8] {
@@ -47,13 +53,12 @@ public enum AppReply: Equatable, Sendable {
       fields.set(Key.result, HelperResult.decided(.evaluated(outcome)).encode())
       return [1] + fields.encode()
     case .refused(let code, var fields):
-      fields.set(Key.code, byte: UInt8(AuthErrorCode.allCases.firstIndex(of: code) ?? 0))
+      fields.set(Key.code, integer: Int32(code.rawValue))
       return [2] + fields.encode()
     case .keychain(let error):
       var fields = AppFields()
-      let (kind, text) = Self.kind(of: error)
-      fields.set(Key.keychainKind, byte: kind)
-      fields.set(Key.keychainText, optionalText: text.map { String(decoding: Array($0.utf8.prefix(AppCall.textLimit)), as: UTF8.self) })
+      fields.set(Key.status, integer: error.status)
+      fields.set(Key.keychainText, optionalText: Self.text(of: error).map { String(decoding: Array($0.utf8.prefix(AppCall.textLimit)), as: UTF8.self) })
       return [3] + fields.encode()
     case .fault(let fault):
       var fields = AppFields()
@@ -74,11 +79,11 @@ public enum AppReply: Equatable, Sendable {
       fields = fields.removing(Key.result)
       return .evaluation(outcome, fields)
     case 2:
-      guard let index = try fields.byte(Key.code), Int(index) < AuthErrorCode.allCases.count else { throw bad }
-      return .refused(AuthErrorCode.allCases[Int(index)], fields.removing(Key.code))
+      guard let raw = try fields.integer(Key.code, as: Int32.self), let code = AuthErrorCode(rawValue: Int(raw)) else { throw bad }
+      return .refused(code, fields.removing(Key.code))
     case 3:
-      guard let kind = try fields.byte(Key.keychainKind) else { throw bad }
-      return .keychain(try error(kind: kind, text: try fields.text(Key.keychainText) ?? ""))
+      guard let status = try fields.integer(Key.status, as: Int32.self) else { throw bad }
+      return .keychain(try error(status: status, text: try fields.text(Key.keychainText) ?? ""))
     case 4:
       guard let raw = try fields.byte(Key.fault), let fault = HelperFault(rawValue: raw) else { throw bad }
       return .fault(fault)
@@ -86,38 +91,26 @@ public enum AppReply: Equatable, Sendable {
     }
   }
 
-  private static func kind(of error: KeychainError) -> (UInt8, String?) {
+  /// The sentence a keychain failure carries; the path and errno of a storage failure stay in the helper's log (the
+  /// app learns errSecIO).
+  private static func text(of error: KeychainError) -> String? {
     switch error {
-    case .parameter(let why): (0, why)
-    case .duplicateItem: (1, nil)
-    case .itemNotFound: (2, nil)
-    case .authenticationFailed: (3, nil)
-    case .userCanceled: (4, nil)
-    case .interactionNotAllowed: (5, nil)
-    case .notAvailable(let why): (6, why)
-    // The path and errno stay in the helper's log; the app learns that storage failed (errSecIO).
-    case .storage: (7, nil)
-    case .missingEntitlement(let why): (8, why)
-    case .allocate(let why): (9, why)
-    case .unimplemented(let why): (10, why)
+    case .parameter(let why), .notAvailable(let why), .missingEntitlement(let why), .allocate(let why),
+      .unimplemented(let why):
+      why
+    case .duplicateItem, .itemNotFound, .authenticationFailed, .userCanceled, .interactionNotAllowed, .storage: nil
     }
   }
 
-  private static func error(kind: UInt8, text: String) throws(HelperProtocolError) -> KeychainError {
-    switch kind {
-    case 0: return .parameter(text)
-    case 1: return .duplicateItem
-    case 2: return .itemNotFound
-    case 3: return .authenticationFailed
-    case 4: return .userCanceled
-    case 5: return .interactionNotAllowed
-    case 6: return .notAvailable(text)
-    case 7: return .storage(.io(path: "the keychain", operation: "a keychain operation in localauth-helper", errno: EIO))
-    case 8: return .missingEntitlement(text)
-    case 9: return .allocate(text)
-    case 10: return .unimplemented(text)
-    default: throw .malformed("an unknown keychain error")
-    }
+  /// The keychain failure an OSStatus names (`KeychainError.status` is the one table); any other status is malformed.
+  private static func error(status: Int32, text: String) throws(HelperProtocolError) -> KeychainError {
+    let known: [KeychainError] = [
+      .parameter(text), .duplicateItem, .itemNotFound, .authenticationFailed, .userCanceled, .interactionNotAllowed,
+      .notAvailable(text), .storage(.io(path: "the keychain", operation: "a keychain operation in localauth-helper", errno: EIO)),
+      .missingEntitlement(text), .allocate(text), .unimplemented(text),
+    ]
+    guard let error = known.first(where: { $0.status == status }) else { throw .malformed("an unknown keychain status") }
+    return error
   }
 }
 
@@ -152,9 +145,9 @@ public struct AppItem: Equatable, Sendable {
     fields.set(AppCall.Key.label, text: item.label)
     fields.set(AppCall.Key.accessGroup, text: item.accessGroup)
     fields.set(AppCall.Key.accessibility, text: item.accessibility.rawValue)
-    if let flags = item.flags { fields.set(AppCall.Key.accessFlags, AppItem.bigEndian(UInt64(flags.rawValue))) }
-    fields.set(Key.created, AppItem.bigEndian(UInt64(bitPattern: item.created)))
-    fields.set(Key.modified, AppItem.bigEndian(UInt64(bitPattern: item.modified)))
+    if let flags = item.flags { fields.set(AppCall.Key.accessFlags, integer: UInt64(flags.rawValue)) }
+    fields.set(Key.created, integer: item.created)
+    fields.set(Key.modified, integer: item.modified)
     if item.itemClass != .genericPassword { fields.set(AppCall.Key.itemClass, text: item.itemClass.rawValue) }
     if !item.attributes.isEmpty { fields.set(AppCall.Key.attributes, item.attributes.encode()) }
     fields.set(AppCall.Key.reference, item.persistentReference)
@@ -170,14 +163,6 @@ public struct AppItem: Equatable, Sendable {
     (AppCall.Key.attributes, AppCall.attributesLimit), (AppCall.Key.reference, 20),
   ]
 
-  /// A big-endian 8-byte value.
-  public static func bigEndian(_ value: UInt64) -> [UInt8] {
-    (0..<8).reversed().map { UInt8(truncatingIfNeeded: value >> (8 * UInt64($0))) }
-  }
-
   /// The value of an 8-byte big-endian field, or nil.
-  public func integer(_ key: UInt8) -> UInt64? {
-    guard let bytes = fields.bytes(key), bytes.count == 8 else { return nil }
-    return bytes.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-  }
+  public func integer(_ key: UInt8) -> UInt64? { (try? fields.integer(key, as: UInt64.self)) ?? nil }
 }

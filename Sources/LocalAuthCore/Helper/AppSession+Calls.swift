@@ -13,7 +13,7 @@ extension AppSession {
   func request(_ fields: AppFields, policy: AuthPolicy, defaultReason: String = "") throws(LocalAuthError) -> EvaluationRequest {
     let reason = try wire { () throws(HelperProtocolError) in try fields.text(AppCall.Key.reason) } ?? defaultReason
     guard !reason.isEmpty else { throw .usage(.emptyReason) }
-    let reuse = fields.bytes(AppCall.Key.reuseSeconds).map { bytes in bytes.reduce(0) { $0 << 8 | Int($1) } } ?? 0
+    let reuse = Int(try wire { () throws(HelperProtocolError) in try fields.integer(AppCall.Key.reuseSeconds, as: UInt16.self) } ?? 0)
     let (interactionNotAllowed, ownInterface) = try wire { () throws(HelperProtocolError) in
       (try fields.flag(AppCall.Key.interactionNotAllowed), try fields.flag(AppCall.Key.ownInterface))
     }
@@ -23,7 +23,7 @@ extension AppSession {
       user: user, policy: policy, reason: reason,
       fallbackTitle: try wire { () throws(HelperProtocolError) in try fields.text(AppCall.Key.fallbackTitle) },
       cancelTitle: try wire { () throws(HelperProtocolError) in try fields.text(AppCall.Key.cancelTitle) },
-      reuseDuration: min(Double(min(reuse, 300)), options.evaluation.reuseLimit), interactionAllowed: !interactionNotAllowed, remote: remote.isRemote,
+      reuseDuration: min(Double(reuse), EvaluationRequest.maximumReuseDuration, options.evaluation.reuseLimit), interactionAllowed: !interactionNotAllowed, remote: remote.isRemote,
       cancellation: hangUp, origin: origin)
     // Rule 7: an app's match serves nothing else, and it may reuse only a session unlock.
     request.purpose = .app(processID: callerPID)
@@ -84,9 +84,7 @@ extension AppSession {
           guard let parsed = KeychainAccessibility(rawValue: raw) else { throw .malformed("an unknown accessibility") }
           return parsed
         }
-        let flags = fields.bytes(AppCall.Key.accessFlags).map {
-          KeychainAccessFlags(rawValue: UInt($0.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }))
-        }
+        let flags = try fields.integer(AppCall.Key.accessFlags, as: UInt64.self).map { KeychainAccessFlags(rawValue: UInt($0)) }
         var new = Keychain.NewItem(
           service: query.service ?? "", account: query.account ?? "", label: query.label ?? "",
           accessGroup: query.accessGroup ?? "", accessibility: accessibility ?? .whenUnlocked, flags: flags, data: data)

@@ -3,8 +3,6 @@
 /// Everything in it is the caller's word. The helper checks the user against its own real uid, treats the
 /// texts as labels (reduced to tokens), and lets PAM_RHOST and the SSH_* variables only make a session remote.
 public struct HelperHello: Equatable, Sendable {
-  /// The protocol's version; a helper refuses any other.
-  public static let version = "localauth-helper 1"
   /// The longest field accepted.
   public static let maximumFieldLength = 256
 
@@ -28,11 +26,12 @@ public struct HelperHello: Equatable, Sendable {
     self.remoteVariables = remoteVariables
   }
 
-  /// Fields separated by NUL: the version, user, service, tty, remote host, then `NAME=value` entries.
+  /// The version (`HelperWire`), then fields separated by NUL: user, service, tty, remote host, then `NAME=value`
+  /// entries.
   func encode() -> [UInt8] {
-    var fields = [Self.version, user, service, tty, remoteHost]
+    var fields = [user, service, tty, remoteHost]
     for name in RemoteSession.variables { if let value = remoteVariables[name] { fields.append(name + "=" + value) } }
-    var bytes: [UInt8] = []
+    var bytes = HelperWire.versionBytes
     for (index, field) in fields.enumerated() {
       if index > 0 { bytes.append(0) }
       bytes += field.utf8.prefix(Self.maximumFieldLength)
@@ -41,15 +40,14 @@ public struct HelperHello: Equatable, Sendable {
   }
 
   static func decode(_ payload: [UInt8]) throws(HelperProtocolError) -> HelperHello {
-    let fields = payload.split(separator: 0, omittingEmptySubsequences: false).map { Array($0) }
-    guard fields.count >= 5, fields.count <= 5 + RemoteSession.variables.count else {
+    let fields = try HelperWire.afterVersion(payload).split(separator: 0, omittingEmptySubsequences: false).map { Array($0) }
+    guard fields.count >= 4, fields.count <= 4 + RemoteSession.variables.count else {
       throw .malformed("a hello with \(fields.count) fields")
     }
     guard fields.allSatisfy({ $0.count <= maximumFieldLength }) else { throw .malformed("a hello field over the limit") }
-    guard String(decoding: fields[0], as: UTF8.self) == version else { throw .malformed("another protocol version") }
     let texts = fields.map { String(decoding: $0, as: UTF8.self) }
     var variables: [String: String] = [:]
-    for entry in texts.dropFirst(5) {
+    for entry in texts.dropFirst(4) {
       guard let equals = entry.utf8.firstIndex(of: UInt8(ascii: "=")) else { throw .malformed("a variable without '='") }
       let name = String(entry[..<equals])
       guard RemoteSession.variables.contains(name), variables[name] == nil else {
@@ -57,7 +55,7 @@ public struct HelperHello: Equatable, Sendable {
       }
       variables[name] = String(entry[entry.index(after: equals)...])
     }
-    guard !texts[1].isEmpty else { throw .malformed("a hello without a user") }
-    return HelperHello(user: texts[1], service: texts[2], tty: texts[3], remoteHost: texts[4], remoteVariables: variables)
+    guard !texts[0].isEmpty else { throw .malformed("a hello without a user") }
+    return HelperHello(user: texts[0], service: texts[1], tty: texts[2], remoteHost: texts[3], remoteVariables: variables)
   }
 }

@@ -35,8 +35,9 @@ public enum HelperMessage: Equatable, Sendable {
   public static let maximumPayload = 1024
   /// The largest payload of an app's call and of an item: a keychain item's data (16 KiB) and its attributes.
   public static let maximumAppPayload = KeychainItem.maximumDataSize + 8192
-  /// The app hello's text: the app protocol's version.
-  public static let appVersion = "localauth-app 1"
+
+  /// The app hello's tag.
+  public static let appHelloTag: UInt8 = 0x04
 
   /// The largest payload a message with `tag` may have.
   static func maximum(tag: UInt8) -> Int { tag == 0x05 || tag == 0x15 ? maximumAppPayload : maximumPayload }
@@ -46,7 +47,7 @@ public enum HelperMessage: Equatable, Sendable {
     let (tag, payload): (UInt8, [UInt8]) =
       switch self {
       case .hello(let hello): (0x01, hello.encode())
-      case .appHello: (0x04, Array(Self.appVersion.utf8))
+      case .appHello: (Self.appHelloTag, HelperWire.versionBytes)
       case .call(let call): (0x05, call.encode())
       case .item(let item): (0x15, [0] + item.fields.encode())
       case .reply(let reply): (0x1e, reply.encode())
@@ -58,13 +59,14 @@ public enum HelperMessage: Equatable, Sendable {
       case .secret(let text): (0x14, Self.text(text))
       case .result(let result): (0x1f, result.encode())
       }
-    return [tag, UInt8(payload.count >> 8), UInt8(payload.count & 0xff)] + payload
+    var frame = [tag]
+    WireIntegers.append(UInt16(truncatingIfNeeded: payload.count), to: &frame)
+    return frame + payload
   }
 
   /// The payload length a 3-byte header announces, or nil when it is over its tag's maximum.
   public static func payloadLength(header: [UInt8]) -> Int? {
-    guard header.count == 3 else { return nil }
-    let length = Int(header[1]) << 8 | Int(header[2])
+    guard header.count == 3, let length = try? Int(WireIntegers.read(UInt16.self, from: header[...], at: 1)) else { return nil }
     return length <= maximum(tag: header[0]) ? length : nil
   }
 
@@ -73,8 +75,8 @@ public enum HelperMessage: Equatable, Sendable {
     guard payload.count <= maximum(tag: tag) else { throw .malformed("a message over \(maximum(tag: tag)) bytes") }
     switch tag {
     case 0x01: return .hello(try HelperHello.decode(payload))
-    case 0x04:
-      guard payload == Array(appVersion.utf8) else { throw .malformed("another app protocol version") }
+    case appHelloTag:
+      guard try HelperWire.afterVersion(payload).isEmpty else { throw .malformed("an app hello with more than its version") }
       return .appHello
     case 0x05: return .call(try AppCall.decode(payload))
     case 0x15:

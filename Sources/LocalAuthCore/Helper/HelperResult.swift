@@ -1,4 +1,7 @@
 /// How localauth-helper ended an authentication, as the module maps it to a PAM code (PAMResult).
+///
+/// The payload is a kind byte: 0 success (method), 1 failure (the LAError code as an Int32, then the detail),
+/// 2 does-not-apply, 3 another user, 4 fault (`HelperFault`'s raw value; the same in every wire version).
 public enum HelperResult: Equatable, Sendable {
   /// The engine decided.
   case decided(AuthenticationResult)
@@ -10,7 +13,7 @@ public enum HelperResult: Equatable, Sendable {
   func encode() -> [UInt8] {
     switch self {
     case .decided(.evaluated(.success(let method))): [0, Self.methods.firstIndex(of: method).map(UInt8.init) ?? 0]
-    case .decided(.evaluated(.failure(let code, let detail))): [1, Self.index(of: code)] + Self.encode(detail)
+    case .decided(.evaluated(.failure(let code, let detail))): [1] + WireIntegers.bytes(Int32(code.rawValue)) + Self.encode(detail)
     case .decided(.doesNotApply(let feature)): [2, feature ? 1 : 0]
     case .otherUser: [3]
     case .fault(let fault): [4, fault.rawValue]
@@ -24,10 +27,9 @@ public enum HelperResult: Equatable, Sendable {
     case (0, 2):
       guard Int(bytes[1]) < methods.count else { throw bad }
       return .decided(.evaluated(.success(methods[Int(bytes[1])])))
-    case (1, 3...):
-      guard Int(bytes[1]) < AuthErrorCode.allCases.count else { throw bad }
-      let code = AuthErrorCode.allCases[Int(bytes[1])]
-      return .decided(.evaluated(.failure(code, try decodeDetail(Array(bytes[2...])))))
+    case (1, 6...):
+      guard let code = AuthErrorCode(rawValue: Int(try WireIntegers.read(Int32.self, from: bytes[...], at: 1))) else { throw bad }
+      return .decided(.evaluated(.failure(code, try decodeDetail(Array(bytes[5...])))))
     case (2, 2):
       guard bytes[1] <= 1 else { throw bad }
       return .decided(.doesNotApply(featureNotEnabled: bytes[1] == 1))
@@ -39,17 +41,14 @@ public enum HelperResult: Equatable, Sendable {
     }
   }
 
-  private static func index(of code: AuthErrorCode) -> UInt8 {
-    AuthErrorCode.allCases.firstIndex(of: code).map(UInt8.init) ?? 0
-  }
-
+  /// The wire's numbering of methods and passcode requirements (by position here, never by a public enum's order).
   private static let methods: [AuthMethod] = [.biometry, .passcode, .reuse]
   private static let requirements: [PasscodeRequirement] = [.reboot, .idle, .passcodeAge, .enrollmentChange, .lockout]
 
   private static func encode(_ detail: FailureDetail) -> [UInt8] {
     switch detail {
     case .none: [0]
-    case .passcodeDelayed(let until): [1] + bigEndian(UInt64(max(0, min(until.seconds, 1e15))))
+    case .passcodeDelayed(let until): [1] + WireIntegers.bytes(UInt64(max(0, min(until.seconds, 1e15))))
     case .biometryLockedOut(let failures): [2, UInt8(clamping: failures)]
     case .passcodeRequired(let why): [3, requirements.firstIndex(of: why).map(UInt8.init) ?? 0]
     case .remoteSession: [4]
@@ -64,7 +63,7 @@ public enum HelperResult: Equatable, Sendable {
     switch (bytes.first, bytes.count) {
     case (0, 1): return .none
     case (1, 9):
-      let seconds = bytes[1...].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+      let seconds = try WireIntegers.value(UInt64.self, of: bytes[1...])
       return .passcodeDelayed(until: WallTime(seconds: Double(seconds)))
     case (2, 2): return .biometryLockedOut(failures: Int(bytes[1]))
     case (3, 2):
@@ -75,10 +74,6 @@ public enum HelperResult: Equatable, Sendable {
     case (7, 1): return .requestNotVisible
     default: throw bad
     }
-  }
-
-  private static func bigEndian(_ value: UInt64) -> [UInt8] {
-    (0..<8).reversed().map { UInt8(truncatingIfNeeded: value >> (8 * UInt64($0))) }
   }
 }
 

@@ -44,6 +44,7 @@ public struct HelperService {
     let opening: HelperMessage
     do { opening = try channel.receive(within: Self.helloBound) } catch {
       log.log(.error, "localauth-helper refused a caller (pid \(callerPID)): \(error).")
+      // Any refused opening (another version among them) gets the result every version decodes (`HelperWire`).
       try? channel.send(.result(.fault(.protocolViolation)))
       return .fault(.protocolViolation)
     }

@@ -139,8 +139,7 @@ public struct KeychainAttributes: Equatable, Sendable {
       out.append(UInt8(truncatingIfNeeded: name.count))
       out += name
       out.append(kind.rawValue)
-      out.append(UInt8(truncatingIfNeeded: bytes.count >> 8))
-      out.append(UInt8(truncatingIfNeeded: bytes.count))
+      WireIntegers.append(UInt16(truncatingIfNeeded: bytes.count), to: &out)
       out += bytes
     }
     return out
@@ -158,7 +157,7 @@ public struct KeychainAttributes: Equatable, Sendable {
       index += 1 + nameLength
       let expected = kind(of: name) ?? (extraNames.contains(name) ? .text : nil)
       guard let expected, bytes[index] == expected.rawValue else { return nil }
-      let length = Int(bytes[index + 1]) << 8 | Int(bytes[index + 2])
+      guard let length = (try? WireIntegers.read(UInt16.self, from: bytes[...], at: index + 1)).map(Int.init) else { return nil }
       index += 3
       guard index + length <= bytes.count, attributes[name] == nil,
         let value = value(kind: expected, Array(bytes[index..<(index + length)]))

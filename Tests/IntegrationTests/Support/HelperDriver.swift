@@ -19,6 +19,7 @@ struct HelperDriver {
     p = subprocess.Popen([helper], stdin=theirs, stdout=subprocess.PIPE, stderr=subprocess.PIPE, close_fds=True, env=env)
     theirs.close()
     def frame(tag, payload): return bytes([tag, len(payload) >> 8, len(payload) & 255]) + payload
+    VERSION = bytes([0, 2])  # HelperWire.version, big-endian
     def receive():
         ours.settimeout(30)
         def exactly(n):
@@ -36,10 +37,10 @@ struct HelperDriver {
     for step in steps:
         kind, _, arg = step.partition(":")
         try:
-            if kind == "hello": ours.sendall(frame(1, b"\0".join([b"localauth-helper 1", arg.encode(), b"driver", b"", b""])))
+            if kind == "hello": ours.sendall(frame(1, VERSION + b"\0".join([arg.encode(), b"driver", b"", b""])))
             elif kind == "claim":
                 user, service, tty = arg.split(",")
-                ours.sendall(frame(1, b"\0".join([b"localauth-helper 1", user.encode(), service.encode(), tty.encode(), b""])))
+                ours.sendall(frame(1, VERSION + b"\0".join([user.encode(), service.encode(), tty.encode(), b""])))
             elif kind == "raw": ours.sendall(bytes.fromhex(arg))
             elif kind == "shut": ours.shutdown(socket.SHUT_WR)
             elif kind == "answer":
@@ -84,7 +85,7 @@ struct HelperDriver {
   /// Result payloads in hex, as HelperResult encodes them.
   enum Result {
     static let passcodeSuccess = "0001"
-    static let wrongPasscode = "010000"
+    static let wrongPasscode = "01ffffffff00"
     static let otherUser = "03"
     static let protocolViolation = "0407"
     static let conversationFailed = "0404"
