@@ -66,6 +66,8 @@ public enum FileSyscalls {
     var inode: UInt64 = 0
     /// The modification time: seconds since 1970, and nanoseconds.
     var modified: (seconds: Int64, nanoseconds: Int64) = (0, 0)
+    /// st_mode whole: the type and permission bits.
+    var typeAndMode: UInt32 = 0
 
     var isDirectory: Bool { kind == .directory }
     var isRegular: Bool { kind == .regular }
@@ -80,7 +82,7 @@ public enum FileSyscalls {
     Status(
       kind: st.kind, owner: UInt32(st.st_uid), mode: UInt32(st.st_mode & 0o7777), size: Int(st.st_size),
       linkCount: Int(st.st_nlink), device: UInt64(st.st_dev), inode: UInt64(st.st_ino),
-      modified: (Int64(st.st_mtim.tv_sec), Int64(st.st_mtim.tv_nsec)))
+      modified: (Int64(st.st_mtim.tv_sec), Int64(st.st_mtim.tv_nsec)), typeAndMode: UInt32(st.st_mode))
   }
 
   /// Checks that an open file or folder is owned by root and not writable by group or others.

@@ -141,6 +141,9 @@ enum Syscalls {
     return .success(names)
   }
 
+  /// True when `path` names something access(2) finds (F_OK, following links).
+  static func isAccessible(_ path: String) -> Bool { access(path, F_OK) == 0 }
+
   /// This process's id.
   static var processID: Int32 { getpid() }
   /// This process's parent's id.
