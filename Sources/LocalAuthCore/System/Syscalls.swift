@@ -1,11 +1,15 @@
 import CSyscalls
 
 // LocalAuthCore's C fence (swift-system's Internals/Syscalls.swift, NIO's System.swift). The files of this folder,
-// System/, are the core files that call the C library's file, descriptor, directory, process, clock, terminal,
-// signal and lock functions; every other core file calls them through this folder, in Swift types (Int32
-// descriptors, `Errno`, `FileSyscalls.Status`, seconds as Double). EINTR is retried in one place,
-// `valueOrErrno(retryOnInterrupt:)`. The core files outside this folder that still import CSyscalls, and why, are
-// listed in docs/ARCHITECTURE.md ("The C fence").
+// System/, are the core files that call the C library through CSyscalls: files, descriptors, folders, clocks,
+// the terminal, the user databases, signals, locks, utmp records and libm. The rest of the core calls them in
+// Swift types (Int32 descriptors, `Errno`, `FileSyscalls.Status`, seconds as Double) and does not import
+// CSyscalls. EINTR is retried in one place, `valueOrErrno(retryOnInterrupt:)` below.
+//
+// Outside this folder, only Helper/ still imports CSyscalls, not yet moved behind it: the helper's process and
+// socket code (posix_spawn, socketpair, waitpid and kill in HelperProcess; send, recv, poll and their own EINTR
+// loops in HelperChannel and HangUpSensor; getuid and getppid in HelperService and AppSession). The other C modules
+// are fences of their own libraries, opened on first use: CDBus (FprintdClient), CCrypt, CLibCrypto, CTPM.
 
 /// An errno value a failed C call left, as the fence reports it.
 struct Errno: Error, Equatable {
@@ -21,6 +25,8 @@ struct Errno: Error, Equatable {
   static let noEntry = Errno(code: ENOENT)
   /// EACCES: permission denied (EPERM aside).
   static let accessDenied = Errno(code: EACCES)
+  /// EBUSY: in use.
+  static let busy = Errno(code: EBUSY)
   /// EAGAIN (EWOULDBLOCK on Linux): nothing to read yet, or a lock held elsewhere.
   static let wouldBlock = Errno(code: EAGAIN)
 
@@ -47,6 +53,7 @@ func valueOrErrno<I: FixedWidthInteger>(retryOnInterrupt: Bool = true, _ call: (
 
 /// The C calls the rest of the core makes, in Swift types. Each retries EINTR through `valueOrErrno` unless it
 /// says otherwise.
+@usableFromInline
 enum Syscalls {
   /// Closes a descriptor. Never retried: on Linux the descriptor is gone even when close reports EINTR.
   static func close(_ fd: Int32) { _ = CSyscalls.close(fd) }
@@ -144,7 +151,8 @@ enum Syscalls {
   /// True when `path` names something access(2) finds (F_OK, following links).
   static func isAccessible(_ path: String) -> Bool { access(path, F_OK) == 0 }
 
-  /// This process's id.
+  /// This process's id (a public default argument: RequestOrigin.current).
+  @usableFromInline
   static var processID: Int32 { getpid() }
   /// This process's parent's id.
   static var parentProcessID: Int32 { getppid() }
