@@ -7,7 +7,7 @@ import Testing
 /// not yet moved) importing CSyscalls.
 @Suite("System: the C fence")
 struct SyscallsTests {
-  @Test func aCallInterruptedBySignalsIsRunAgainUntilItFinishes() {
+  @Test func aCallInterruptedBySignalsIsRunAgainUntilItFinishes() throws {
     var calls = 0
     let result = valueOrErrno { () -> Int32 in
       calls += 1
@@ -54,7 +54,8 @@ struct SyscallsTests {
 
   /// The fence holds: the core files that import CSyscalls are System/'s, and Helper/'s not yet moved.
   @Test func onlySystemFilesImportTheCLibrary() throws {
-    let core = String(#filePath.prefix(upTo: #filePath.range(of: "/Tests/")!.lowerBound)) + "/Sources/LocalAuthCore"
+    let file = #filePath
+    let core = String(file[..<file.firstRange(of: "/Tests/")!.lowerBound]) + "/Sources/LocalAuthCore"
     var outside: [String] = []
     for folder in try FileSyscalls.listDirectory(core) where folder != "System" && folder != "Helper" {
       for name in try FileSyscalls.listDirectory(core + "/" + folder) where name.hasSuffix(".swift") {
