@@ -1,5 +1,3 @@
-import CSyscalls
-
 /// Why an administrative change was refused.
 public enum AdministrationError: Error, Equatable, Sendable, CustomStringConvertible {
   /// The finger or feature name is not acceptable.

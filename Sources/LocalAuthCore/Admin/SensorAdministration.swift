@@ -1,5 +1,3 @@
-import CSyscalls
-
 /// The administrator's side of the simulated sensor: enrolment captures, and touches or button presses
 /// presented to a waiting prompt.
 ///
@@ -64,7 +62,7 @@ public struct SensorAdministration: Sendable {
     let end = clock.uptime() + max(wait, 0)
     // Wakes the wait as soon as a prompt is renamed into place.
     let watch = FolderWatch(registry.folder)
-    let ownUID = getpwnam(user.value).map { UInt32($0.pointee.pw_uid) }
+    let ownUID = Syscalls.userID(named: user.value)
     var othersPrompts: [PromptAnnouncement] = []
     while true {
       watch.drain()

@@ -1,5 +1,3 @@
-import CSyscalls
-
 /// Makes realistic simulated captures: each (owner, item) pair is a fixed random identity, and every
 /// capture adds sensor noise that grows as quality falls. The matcher never sees who presented.
 public struct BiometricSimulator: Sendable {
@@ -89,6 +87,6 @@ extension RandomNumberGenerator {
   public mutating func nextGaussian() -> Double {
     let u1 = Double.random(in: Double.leastNonzeroMagnitude..<1, using: &self)
     let u2 = Double.random(in: 0..<1, using: &self)
-    return (-2 * log(u1)).squareRoot() * cos(2 * Double.pi * u2)
+    return (-2 * naturalLogarithm(u1)).squareRoot() * cosine(2 * Double.pi * u2)
   }
 }

@@ -1,5 +1,4 @@
 import CDBus
-import CSyscalls
 
 /// Why fprintd could not be used.
 public enum FprintdError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -154,7 +153,7 @@ final class FprintdClient {
       let left = seconds * 1000 - Double(HelperChannel.monotonicMilliseconds() - start)
       if left <= 0 { return nil }
       let waited = cdbus_wait(bus, UInt64(left * 1000))
-      if waited < 0 && waited != -EINTR { throw .call(method: "sd_bus_wait", error: "", errno: -waited) }
+      if waited < 0 && waited != -Errno.interrupted.code { throw .call(method: "sd_bus_wait", error: "", errno: -waited) }
     }
   }
 

@@ -1,5 +1,3 @@
-import CSyscalls
-
 /// A real fingerprint reader through fprintd (`sensor=fprintd`): any reader libfprint supports, under Apple's
 /// rules. fprintd matches; each of its results goes through the same BiometricPrompt rules as the simulated
 /// sensor's captures (docs/RULES.md, "Real readers through fprintd").

@@ -1,5 +1,3 @@
-import CSyscalls
-
 /// The simulated matcher's geometry and its thresholds, derived from Apple's false-match rates.
 ///
 /// Identities are independent uniformly random directions in `dimension`-space and sensor noise is
@@ -22,7 +20,7 @@ public enum MatcherCalibration {
   /// The exact probability that an impostor's cosine score is at least `t`.
   public static func impostorTail(_ t: Double, dimension d: Int = dimension) -> Double {
     let exponent = Double(d - 3) / 2
-    let density: (Double) -> Double = { x in pow(max(0, 1 - x * x), exponent) }
+    let density: (Double) -> Double = { x in power(max(0, 1 - x * x), exponent) }
     return simpson(density, from: t, to: 1, steps: 20_000) / simpson(density, from: -1, to: 1, steps: 40_000)
   }
 

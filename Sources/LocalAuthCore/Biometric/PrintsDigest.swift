@@ -1,5 +1,3 @@
-import CSyscalls
-
 /// The domain state of the prints a reader keeps (fprintd's folder of a user): a digest of every print file's
 /// path and bytes, which changes when a finger is added, removed or enrolled again.
 ///
@@ -37,10 +35,9 @@ public enum PrintsDigest {
     guard let names = try? FileSyscalls.listDirectory(path) else { return }
     for name in names.sorted() where files.count < maximumFiles {
       let child = path + "/" + name
-      var st = stat()
       // Nothing is followed through a symbolic link.
-      guard lstat(child, &st) == 0 else { continue }
-      switch st.kind {
+      guard case .success(let status) = Syscalls.status(ofPath: child) else { continue }
+      switch status.kind {
       case .directory: collect(child, relative: relative + "/" + name, depth: depth + 1, into: &files)
       case .regular:
         if let bytes = try? readSmallFile(child, limit: maximumFileSize) { files.append((relative + "/" + name, bytes)) }

@@ -1,5 +1,3 @@
-import CSyscalls
-
 /// The biometric prompts that wait right now, one folder each: `<runtime>/prompts/<id>/` holds the announcement
 /// (`prompt`) and the events presented to that prompt (`*.event`). The runtime folder (`runtime_dir=`, default
 /// /run/localauth) is on tmpfs on an installed system: nothing here outlives a boot, and a prompt costs the
@@ -42,7 +40,7 @@ public struct PromptRegistry: Sendable {
       // one rename wakes whoever watches the folder (`localauthctl touch --wait`).
       let staging = folder + "/.new-" + id
       guard try FileSyscalls.createDirectory(staging) else { continue }
-      let waiter = getpid()
+      let waiter = Syscalls.processID
       let announcement = PromptAnnouncement(
         id: id, user: user, modality: modality, origin: origin, waiterPID: waiter,
         processStart: FileSyscalls.processStartTime(waiter) ?? 0, started: time)

@@ -1,5 +1,3 @@
-import CSyscalls
-
 /// The simulated sensor: each prompt announces itself in the runtime folder and reads only the events presented
 /// to it (`localauthctl touch`), waking as soon as one arrives (its doorbell rings).
 public final class SpoolSensor: BiometricSensor, @unchecked Sendable {
@@ -28,7 +26,7 @@ public final class SpoolSensor: BiometricSensor, @unchecked Sendable {
   public func openPrompt(for user: UserName, origin: RequestOrigin) throws(LocalAuthError) {
     guard let modality else { return }
     if lock.withLock({ open[user] != nil }) {
-      throw .state(.io(path: registry.folder, operation: "announce a second prompt for \(user) in", errno: EBUSY))
+      throw .state(.io(path: registry.folder, operation: "announce a second prompt for \(user) in", errno: Errno.busy.code))
     }
     let announcement: PromptAnnouncement
     do {

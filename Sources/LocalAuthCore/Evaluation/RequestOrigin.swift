@@ -1,5 +1,3 @@
-import CSyscalls
-
 /// Who asks for an evaluation and from where: named on the prompt, stamped on failures, and the scope of the
 /// reuse window (docs/RULES.md, rule 7).
 ///
@@ -51,10 +49,10 @@ public struct RequestOrigin: Equatable, Sendable {
   /// helper names its caller), its audit session and its terminal session's leader. The helper is the caller's
   /// child, so it reads both from itself: the kernel gave it its caller's.
   public static func current(
-    service: String, tty: String = "", remoteHost: String = "", processID: Int32 = getpid()
+    service: String, tty: String = "", remoteHost: String = "", processID: Int32 = Syscalls.processID
   ) -> RequestOrigin {
-    let uid = getuid()
-    let leader = getsid(0)
+    let uid = Syscalls.realUserID
+    let leader = Syscalls.sessionID
     let start = leaderStart(leader)
     return RequestOrigin(
       service: service, tty: tty, requesterUID: uid, requesterName: userName(of: uid), remoteHost: remoteHost,
@@ -66,9 +64,9 @@ public struct RequestOrigin: Equatable, Sendable {
   /// changes only when it calls setsid, so the leader read first stays its leader (were that pid reused, the
   /// first start time is the right one).
   private static let leaderLock = Mutex()
-  nonisolated(unsafe) private static var knownLeader: (pid: pid_t, start: UInt64)?
+  nonisolated(unsafe) private static var knownLeader: (pid: Int32, start: UInt64)?
 
-  private static func leaderStart(_ leader: pid_t) -> UInt64? {
+  private static func leaderStart(_ leader: Int32) -> UInt64? {
     guard leader > 0 else { return nil }
     if let known = leaderLock.withLock({ knownLeader }), known.pid == leader { return known.start }
     guard let start = FileSyscalls.processStartTime(leader) else { return nil }
@@ -84,8 +82,7 @@ public struct RequestOrigin: Equatable, Sendable {
 
   /// The terminal on standard input, as PAM applications pass it in PAM_TTY; empty when there is none.
   public static func standardInputTerminal() -> String {
-    guard isatty(0) == 1, let name = ttyname(0) else { return "" }
-    return String(cString: name)
+    Syscalls.terminalName(0) ?? ""
   }
 
   /// The reuse window's scope (with the requester's uid, kept beside it in the stamp): the login session, the
@@ -121,24 +118,16 @@ public struct RequestOrigin: Equatable, Sendable {
   /// The last uid looked up and its name: a screen locker or display manager asks for the same user each time,
   /// and the name is only shown, never trusted.
   private static let lastNameLock = Mutex()
-  nonisolated(unsafe) private static var lastName: (uid: uid_t, name: String)?
+  nonisolated(unsafe) private static var lastName: (uid: UInt32, name: String)?
 
-  private static func userName(of uid: uid_t) -> String {
+  private static func userName(of uid: UInt32) -> String {
     if let last = lastNameLock.withLock({ lastName }), last.uid == uid { return last.name }
     let name = lookUpName(of: uid)
     lastNameLock.withLock { lastName = (uid, name) }
     return name
   }
 
-  private static func lookUpName(of uid: uid_t) -> String {
-    var entry = passwd()
-    var result: UnsafeMutablePointer<passwd>?
-    var buffer = [CChar](repeating: 0, count: 4096)
-    guard getpwuid_r(uid, &entry, &buffer, buffer.count, &result) == 0, result != nil, let name = entry.pw_name else {
-      return "uid-\(uid)"
-    }
-    return String(cString: name)
-  }
+  private static func lookUpName(of uid: UInt32) -> String { Syscalls.userName(of: uid) ?? "uid-\(uid)" }
 
   /// The audit session id, which pam_loginuid sets at login and the user cannot change; empty when unset.
   private static func auditSession() -> String {

@@ -1,5 +1,3 @@
-import CSyscalls
-
 /// What a biometric match was made for, and so what its reuse window may serve (docs/RULES.md, rule 7).
 ///
 /// Apple's window lets "a successful Lock Screen biometric unlock" count and "does not reuse matches made in-app
@@ -33,10 +31,8 @@ public enum ReusePurpose: Hashable, Sendable {
   /// state file writes it, or "unknown" when it cannot be read (an app stamp is never reused, so the name only
   /// tells stamps apart).
   public static func app(processID: Int32) -> ReusePurpose {
-    var buffer = [CChar](repeating: 0, count: 4096)
-    let count = readlink("/proc/\(processID)/exe", &buffer, buffer.count - 1)
-    guard count > 0 else { return .app("unknown") }
-    return .app(name(String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)))
+    guard let path = Syscalls.linkTarget("/proc/\(processID)/exe", capacity: 4095) else { return .app("unknown") }
+    return .app(name(path))
   }
 
   /// The form written in the state file: `unlock`, `service:NAME` or `app:PATH`, with no space and at most 200

@@ -1,5 +1,3 @@
-import CSyscalls
-
 /// What authenticating a named user came to: an evaluation's outcome, or "the module does not apply".
 public enum AuthenticationResult: Equatable, Sendable {
   /// The policy was evaluated.
@@ -126,6 +124,6 @@ public struct UserAuthentication {
     // The origin read this process's audit session a moment ago; the helper's origin names its caller instead.
     RemoteSession.detectCurrent(
       remoteHost: remoteHost, tty: tty, environment: { remoteVariables[$0] }, runtimeRoot: runtimeRoot,
-      loginSession: origin.processID == getpid() ? origin.loginSession : nil)
+      loginSession: origin.processID == Syscalls.processID ? origin.loginSession : nil)
   }
 }

@@ -1,5 +1,3 @@
-import CSyscalls
-
 /// The process that holds a flock, as /proc/locks and /proc/PID/comm tell it, for messages that say who blocks whom.
 public struct LockHolder: Equatable, Sendable, CustomStringConvertible {
   /// The holder's process id, in this process's pid namespace.
@@ -24,16 +22,14 @@ public struct LockHolder: Equatable, Sendable, CustomStringConvertible {
   /// major and minor in hex); lines with "->" are waiters, not holders. A holder in another pid namespace
   /// shows as pid 0 or -1 and is left out.
   public static func find(forLockedFile fd: Int32) -> LockHolder? {
-    var st = stat()
-    guard fstat(fd, &st) == 0 else { return nil }
-    return find(device: UInt64(st.st_dev), inode: UInt64(st.st_ino))
+    guard case .success(let status) = Syscalls.status(of: fd) else { return nil }
+    return find(device: status.device, inode: status.inode)
   }
 
   /// The process holding a flock on the file at `path` (not followed if it is a link); nil when none is seen.
   public static func find(forLockAt path: String) -> LockHolder? {
-    var st = stat()
-    guard lstat(path, &st) == 0, st.kind == .regular else { return nil }
-    return find(device: UInt64(st.st_dev), inode: UInt64(st.st_ino))
+    guard case .success(let status) = Syscalls.status(ofPath: path), status.kind == .regular else { return nil }
+    return find(device: status.device, inode: status.inode)
   }
 
   static func find(device: UInt64, inode: UInt64) -> LockHolder? {

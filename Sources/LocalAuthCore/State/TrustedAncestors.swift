@@ -1,6 +1,4 @@
-import CSyscalls
-
-// Part of the FileSyscalls fence (FileSyscalls.swift): the folders above the state folder. Checking the state
+// The state folder's trust, with FileSyscalls.checkTrustedDirectory (System/FileSyscalls.swift): the folders above the state folder. Checking the state
 // folder alone is not enough: whoever may rename entries in a folder above it can move the whole tree aside
 // and put one of their own in its place between two checks.
 
@@ -21,11 +19,11 @@ extension FileSyscalls {
   public static func checkTrustedAncestors(of path: String, role: String = "the state folder") throws(StateError) {
     var start = path
     if !path.hasPrefix("/") {
-      var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-      guard getcwd(&buffer, buffer.count) != nil else {
-        throw .io(path: path, operation: "find the folder of", errno: currentErrno)
+      let folder: String
+      switch Syscalls.workingDirectory() {
+      case .success(let found): folder = found
+      case .failure(let error): throw .io(path: path, operation: "find the folder of", errno: error.code)
       }
-      let folder = String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
       start = folder + "/" + path
     }
     // The names still to walk, the last one (the state folder itself) left to checkTrustedDirectory.
@@ -40,19 +38,21 @@ extension FileSyscalls {
         continue
       }
       let next = current + "/" + name
-      var st = stat()
-      guard lstat(next, &st) == 0 else {
-        if currentErrno == ENOENT { return }
-        if currentErrno == EACCES { throw .permissionDenied(path: next) }
-        throw .io(path: next, operation: "stat", errno: currentErrno)
+      let st: Status
+      switch Syscalls.status(ofPath: next) {
+      case .success(let found): st = found
+      case .failure(let error):
+        if error == .noEntry { return }
+        if error == .accessDenied { throw .permissionDenied(path: next) }
+        throw .io(path: next, operation: "stat", errno: error.code)
       }
       if st.kind == .symbolicLink {
-        guard st.st_uid == trustedOwner else {
+        guard st.owner == trustedOwner else {
           throw .insecure(
-            path: next, reason: "it is above \(role) and is a symbolic link owned by uid \(st.st_uid), not root")
+            path: next, reason: "it is above \(role) and is a symbolic link owned by uid \(st.owner), not root")
         }
         links += 1
-        guard links <= maximumAncestorLinks, let target = linkTarget(next) else {
+        guard links <= maximumAncestorLinks, let target = Syscalls.linkTarget(next) else {
           throw .insecure(
             path: next, reason: "it is above \(role) and leads through too many or unreadable symbolic links")
         }
@@ -70,18 +70,19 @@ extension FileSyscalls {
 
   /// Checks the root folder itself.
   private static func checkAncestor(_ path: String, role: String) throws(StateError) {
-    var st = stat()
-    guard lstat(path, &st) == 0 else { throw .io(path: path, operation: "stat", errno: currentErrno) }
-    try checkAncestor(st, path: path, role: role)
+    switch Syscalls.status(ofPath: path) {
+    case .success(let st): try checkAncestor(st, path: path, role: role)
+    case .failure(let error): throw .io(path: path, operation: "stat", errno: error.code)
+    }
   }
 
   /// Root's, and not writable by group or others unless sticky.
-  private static func checkAncestor(_ st: stat, path: String, role: String) throws(StateError) {
-    guard st.st_uid == trustedOwner else {
-      throw .insecure(path: path, reason: "it is above \(role) and owned by uid \(st.st_uid), not root")
+  private static func checkAncestor(_ st: Status, path: String, role: String) throws(StateError) {
+    guard st.owner == trustedOwner else {
+      throw .insecure(path: path, reason: "it is above \(role) and owned by uid \(st.owner), not root")
     }
-    let mode = st.st_mode & 0o7777
-    let sticky: mode_t = 0o1000  // S_ISVTX
+    let mode = st.mode
+    let sticky: UInt32 = 0o1000  // S_ISVTX
     guard mode & 0o022 == 0 || mode & sticky != 0 else {
       throw .insecure(
         path: path,
@@ -93,13 +94,5 @@ extension FileSyscalls {
   /// The non-empty names of a path, in order.
   private static func components(_ path: String) -> [String] {
     path.split(separator: "/").map(String.init)
-  }
-
-  /// What a symbolic link holds, or nil when it cannot be read.
-  private static func linkTarget(_ path: String) -> String? {
-    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-    let count = readlink(path, &buffer, buffer.count - 1)
-    guard count > 0 else { return nil }
-    return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
   }
 }

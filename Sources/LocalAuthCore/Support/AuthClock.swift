@@ -1,5 +1,3 @@
-import CSyscalls
-
 /// The source of time and boot identity for every rule that depends on them.
 public protocol AuthClock: AnyObject, Sendable {
   /// The current wall-clock time.
@@ -26,34 +24,23 @@ public final class SystemClock: AuthClock {
   /// Creates the system clock.
   public init() {}
 
-  public func now() -> WallTime {
-    var ts = timespec()
-    clock_gettime(CLOCK_REALTIME, &ts)
-    return WallTime(seconds: Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9)
-  }
+  public func now() -> WallTime { WallTime(seconds: Syscalls.realtimeSeconds()) }
 
   public func bootID() -> String { kernelBootID ?? Self.unreadableBootID() }
 
-  public func uptime() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-  }
+  public func uptime() -> Double { Syscalls.monotonicSeconds() }
 
   /// poll(2) on the descriptor for at most `seconds`; a plain sleep when there is none.
   public func sleep(_ seconds: Double, wakingOn descriptor: Int32) {
     guard descriptor >= 0 else { return sleep(seconds) }
     guard seconds > 0, seconds.isFinite else { return }
-    var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-    _ = poll(&entry, 1, Int32(min(seconds, 3600) * 1000) + 1)
+    Syscalls.waitReadable(descriptor, milliseconds: Int32(min(seconds, 3600) * 1000) + 1)
   }
 
   public func sleep(_ seconds: Double) {
     guard seconds > 0, seconds.isFinite else { return }
     let seconds = min(seconds, 1e9)  // Int(_:) traps beyond Int; no caller waits anywhere near 31 years
-    var request = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - Double(Int(seconds))) * 1e9))
-    var remaining = timespec()
-    while nanosleep(&request, &remaining) == -1 && currentErrno == EINTR { request = remaining }
+    Syscalls.sleep(seconds)
   }
 }
 

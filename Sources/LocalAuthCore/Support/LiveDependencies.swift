@@ -1,5 +1,3 @@
-import CSyscalls
-
 /// The one place where the live side effects are built from the effective options: the module, localauthctl and
 /// LocalAuthentication's system context all go through here.
 extension Dependencies {
@@ -40,7 +38,7 @@ extension RemoteSession {
     var found: [String: String] = [:]
     for name in variables { found[name] = environment(name) }
     return detect(
-      Input(remoteHost: remoteHost, tty: tty, environment: found, processID: getpid(), loginSession: loginSession),
+      Input(remoteHost: remoteHost, tty: tty, environment: found, processID: Syscalls.processID, loginSession: loginSession),
       system: .live(runtimeRoot: runtimeRoot))
   }
 }
@@ -63,7 +61,7 @@ extension SessionLedger {
     remoteHost: String, tty: String, environment: (String) -> String?, runtimeRoot: String
   ) throws(StateError) -> Opening {
     let live = RemoteSession.System.live(runtimeRoot: runtimeRoot)
-    guard let session = openedSession(processID: getpid(), parentID: getppid(), realUID: getuid(), live) else {
+    guard let session = openedSession(processID: Syscalls.processID, parentID: Syscalls.parentProcessID, realUID: Syscalls.realUserID, live) else {
       return .notOpenedHere
     }
     // The session's own entry cannot be asked while it is being written: judge it as if there were no ledger.
@@ -74,7 +72,7 @@ extension SessionLedger {
     var found: [String: String] = [:]
     for name in RemoteSession.variables { found[name] = environment(name) }
     let verdict = RemoteSession.detect(
-      RemoteSession.Input(remoteHost: remoteHost, tty: tty, environment: found, processID: getpid()), system: opening)
+      RemoteSession.Input(remoteHost: remoteHost, tty: tty, environment: found, processID: Syscalls.processID), system: opening)
     let entry: Entry = verdict.isRemote ? .remote : .local
     let ledger = SessionLedger(root: runtimeRoot, bootID: SystemClock.bootID(readingFrom: SystemClock.bootIDPath))
     try ledger.record(session, as: entry)

@@ -1,5 +1,3 @@
-import CSyscalls
-
 /// The login-session part of the remote detection (docs/RULES.md, rule 2, "The login session"): what the kernel
 /// and root recorded about the session of the asking process, which nothing the user runs can change.
 ///
@@ -69,7 +67,7 @@ extension RemoteSession {
   /// process, which carries the session id pam_loginuid gave it for as long as the connection lasts.
   static func networkLogin(in session: UInt32, _ system: System) -> String? {
     guard let bytes = system.read(utmpPath, 1 << 20) else { return nil }
-    for record in UtmpRecord.records(in: bytes) where record.type == Int16(USER_PROCESS) && record.pid > 0 {
+    for record in UtmpRecord.records(in: bytes) where record.type == UtmpRecord.userProcess && record.pid > 0 {
       guard !record.host.isEmpty, !isLocalDisplay(record.host), auditSession(record.pid, system) == session else {
         continue
       }

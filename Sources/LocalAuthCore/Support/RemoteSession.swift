@@ -1,5 +1,3 @@
-import CSyscalls
-
 /// Decides whether an authentication comes from a remote (network) login, from facts the caller cannot forge.
 ///
 /// Checked in this order, the first hit giving the reason: a non-empty PAM_RHOST (localhost included: a tunnel is
@@ -96,11 +94,8 @@ public enum RemoteSession {
       let ledger = SessionLedger(root: runtimeRoot, bootID: SystemClock.bootID(readingFrom: SystemClock.bootIDPath))
       var system = System(
         read: { path, limit in try? readSmallFile(path, limit: limit) },
-        exists: { path in access(path, F_OK) == 0 },
-        processOwner: { pid in
-          var status = stat()
-          return lstat("/proc/\(pid)", &status) == 0 ? status.st_uid : nil
-        },
+        exists: { path in Syscalls.isAccessible(path) },
+        processOwner: { pid in (try? Syscalls.status(ofPath: "/proc/\(pid)").get())?.owner },
         sessionLedger: { ledger.lookUp($0) }, remembersProcesses: true)
       system.identity = runtimeRoot
       return system
@@ -134,7 +129,7 @@ public enum RemoteSession {
         ?? ancestry().daemon
     }
     // This process is always the same process (a forked child has another pid): no start time to read then.
-    guard system.remembersProcesses, let start = pid == getpid() ? 0 : FileSyscalls.processStartTime(pid) else {
+    guard system.remembersProcesses, let start = pid == Syscalls.processID ? 0 : FileSyscalls.processStartTime(pid) else {
       return compute()
     }
     if let known = processFacts.withLock({ rememberedFacts[pid] }), known.start == start, known.session == session,
@@ -230,7 +225,7 @@ public enum RemoteSession {
   static func utmpReason(_ tty: String, _ system: System) -> String? {
     let line = tty.hasPrefix("/dev/") ? String(tty.dropFirst("/dev/".count)) : tty
     guard !line.isEmpty, !line.hasPrefix(":"), let bytes = system.read(utmpPath, 1 << 20) else { return nil }
-    for record in UtmpRecord.records(in: bytes) where record.type == Int16(USER_PROCESS) && record.line == line {
+    for record in UtmpRecord.records(in: bytes) where record.type == UtmpRecord.userProcess && record.line == line {
       if !record.host.isEmpty && !isLocalDisplay(record.host) {
         return "utmp records the login on \(printable(line)) from \(printable(record.host))"
       }
@@ -243,41 +238,6 @@ public enum RemoteSession {
     let parts = host.utf8.dropFirst().split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
     return host.hasPrefix(":") && parts.count <= 2
       && parts.allSatisfy { !$0.isEmpty && $0.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") } }
-  }
-
-  /// The fields of glibc's `struct utmp` the detection needs, read from the file's bytes.
-  struct UtmpRecord {
-    var type: Int16
-    var pid: Int32
-    var line: String
-    var host: String
-
-    /// Every whole record in `bytes`, in glibc's layout for this machine.
-    static func records(in bytes: [UInt8]) -> [UtmpRecord] {
-      let size = MemoryLayout<utmp>.size
-      var result: [UtmpRecord] = []
-      var start = 0
-      while start + size <= bytes.count {
-        var record = utmp()
-        withUnsafeMutableBytes(of: &record) { destination in
-          bytes.withUnsafeBytes { source in
-            destination.copyMemory(from: UnsafeRawBufferPointer(rebasing: source[start..<(start + size)]))
-          }
-        }
-        result.append(UtmpRecord(
-          type: record.ut_type,
-          pid: record.ut_pid,
-          line: withUnsafeBytes(of: record.ut_line) { text($0) },
-          host: withUnsafeBytes(of: record.ut_host) { text($0) }))
-        start += size
-      }
-      return result
-    }
-
-    /// A fixed-size C field up to its first NUL.
-    private static func text(_ field: UnsafeRawBufferPointer) -> String {
-      String(decoding: field.prefix { $0 != 0 }, as: UTF8.self)
-    }
   }
 
   // MARK: Ancestry
@@ -297,7 +257,7 @@ public enum RemoteSession {
     var facts = Ancestry()
     var current = pid
     for _ in 0...maximumAncestry {
-      let owner = current == getpid() ? getuid() : system.processOwner(current)
+      let owner = current == Syscalls.processID ? Syscalls.realUserID : system.processOwner(current)
       guard current >= 1, let owner, let (name, parent) = processStatus(current, system) else {
         if facts.stranger == nil { facts.stranger = "the ancestry of process \(current) cannot be read" }
         return facts

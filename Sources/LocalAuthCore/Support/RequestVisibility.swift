@@ -1,5 +1,3 @@
-import CSyscalls
-
 /// Decides whether a request is visible to the person in front of the machine, before a finger is asked for
 /// (docs/RULES.md, "Intent"; CVE-2024-37408: a hidden `sudo` must not claim the reader for a touch meant for
 /// something else).
@@ -85,16 +83,7 @@ public enum RequestVisibility {
     }
 
     private static func liveList(_ path: String, _ limit: Int) -> [String]? {
-      guard let dir = opendir(path) else { return nil }
-      defer { closedir(dir) }
-      var names: [String] = []
-      while names.count < limit, let entry = readdir(dir) {
-        let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-          String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-        }
-        if name != "." && name != ".." { names.append(name) }
-      }
-      return names
+      try? Syscalls.directoryNames(path, limit: limit).get()
     }
   }
 

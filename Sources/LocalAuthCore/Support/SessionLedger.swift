@@ -1,5 +1,3 @@
-import CSyscalls
-
 /// The module's own record of how each login session of this boot was opened: remotely (sshd) or at the machine.
 ///
 /// A login session is the kernel's audit session (/proc/PID/sessionid), which pam_loginuid starts at login and
@@ -63,16 +61,16 @@ public struct SessionLedger: Sendable {
   /// What the ledger says of `session`. A ledger that is not root's, is writable by others, has another boot's
   /// header or cannot be read counts as no ledger (the caller then relies on the other signals).
   public func lookUp(_ session: UInt32) -> Lookup {
-    guard session <= Self.maximumSession, let fd = try? FileSyscalls.openNoFollow(path, flags: O_RDONLY) else {
-      return .noLedger
-    }
-    defer { close(fd) }
+    guard session <= Self.maximumSession,
+      let fd = try? FileSyscalls.openNoFollow(path, flags: FileSyscalls.Access.readOnly)
+    else { return .noLedger }
+    defer { Syscalls.close(fd) }
     guard let status = try? FileSyscalls.status(of: fd, path: path), status.isRegular, status.linkCount == 1,
       (try? FileSyscalls.checkTrusted(status, path: path)) != nil, readHeader(fd) == header
     else { return .noLedger }
-    var byte: UInt8 = 0
-    let offset = off_t(Self.headerSize) + off_t(session)
-    guard pread(fd, &byte, 1, offset) == 1, let entry = Entry(rawValue: byte) else { return .unrecorded }
+    guard let byte = readByte(fd, at: Int64(Self.headerSize) + Int64(session)), let entry = Entry(rawValue: byte) else {
+      return .unrecorded
+    }
     return .recorded(entry)
   }
 
@@ -84,29 +82,41 @@ public struct SessionLedger: Sendable {
     try FileSyscalls.ensureDirectory(root)
     let lock = try FileSyscalls.lockExclusive(path)
     defer { lock.release() }
-    guard let fd = try FileSyscalls.openNoFollow(path, flags: O_RDWR) else {
-      throw .io(path: path, operation: "open", errno: ENOENT)
+    guard let fd = try FileSyscalls.openNoFollow(path, flags: FileSyscalls.Access.readWrite) else {
+      throw .io(path: path, operation: "open", errno: noEntryErrno)
     }
-    defer { close(fd) }
+    defer { Syscalls.close(fd) }
     if readHeader(fd) != header {
-      guard ftruncate(fd, 0) == 0, writeAll(fd, header, at: 0) else {
-        throw .io(path: path, operation: "write", errno: currentErrno)
+      if case .failure(let error) = Syscalls.truncate(fd, to: 0) {
+        throw .io(path: path, operation: "write", errno: error.code)
       }
+      try writeAll(fd, header, at: 0)
     }
-    var current: UInt8 = 0
-    let offset = off_t(Self.headerSize) + off_t(session)
-    if pread(fd, &current, 1, offset) == 1, current == Entry.remote.rawValue { return }
-    if current == entry.rawValue { return }
-    guard writeAll(fd, [entry.rawValue], at: offset) else { throw .io(path: path, operation: "write", errno: currentErrno) }
+    let offset = Int64(Self.headerSize) + Int64(session)
+    let current = readByte(fd, at: offset) ?? 0
+    if current == Entry.remote.rawValue || current == entry.rawValue { return }
+    try writeAll(fd, [entry.rawValue], at: offset)
   }
 
   private func readHeader(_ fd: Int32) -> [UInt8]? {
     var bytes = [UInt8](repeating: 0, count: Self.headerSize)
-    let count = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, Self.headerSize, 0) }
-    return count == Self.headerSize ? bytes : nil
+    let read = bytes.withUnsafeMutableBytes { Syscalls.read(fd, into: $0, at: 0) }
+    return (try? read.get()) == Self.headerSize ? bytes : nil
   }
 
-  private func writeAll(_ fd: Int32, _ bytes: [UInt8], at offset: off_t) -> Bool {
-    bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress, bytes.count, offset) } == bytes.count
+  /// The byte at `offset`; nil past the end or when it cannot be read.
+  private func readByte(_ fd: Int32, at offset: Int64) -> UInt8? {
+    var byte: UInt8 = 0
+    let read = withUnsafeMutableBytes(of: &byte) { Syscalls.read(fd, into: $0, at: offset) }
+    return (try? read.get()) == 1 ? byte : nil
+  }
+
+  private func writeAll(_ fd: Int32, _ bytes: [UInt8], at offset: Int64) throws(StateError) {
+    switch Syscalls.write(fd, bytes, at: offset) {
+    case .success(true): return
+    // A short write sets no errno: the one left by an earlier call is reported, as before.
+    case .success(false): throw .io(path: path, operation: "write", errno: Errno.current.code)
+    case .failure(let error): throw .io(path: path, operation: "write", errno: error.code)
+    }
   }
 }

@@ -1,5 +1,3 @@
-import CSyscalls
-
 /// Whether a process runs a program the system installed, and its name: the kernel's word, never the caller's
 /// (docs/HELPER.md, "What the helper believes").
 ///
@@ -136,17 +134,12 @@ public enum SystemProgram {
 
   /// readlink(2) of the running system.
   @Sendable public static func liveReadLink(_ path: String) -> String? {
-    var buffer = [CChar](repeating: 0, count: 4096)
-    let count = readlink(path, &buffer, buffer.count - 1)
-    guard count > 0 else { return nil }
-    return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    Syscalls.linkTarget(path, capacity: 4095)
   }
 
   /// stat(2) (`follow`) or lstat(2) of the running system.
   @Sendable public static func liveStatus(_ path: String, _ follow: Bool) -> FileStatus? {
-    var info = stat()
-    guard (follow ? stat(path, &info) : lstat(path, &info)) == 0 else { return nil }
-    return FileStatus(
-      owner: UInt32(info.st_uid), mode: UInt32(info.st_mode), device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+    guard case .success(let info) = Syscalls.status(ofPath: path, followingLink: follow) else { return nil }
+    return FileStatus(owner: info.owner, mode: info.typeAndMode, device: info.device, inode: info.inode)
   }
 }

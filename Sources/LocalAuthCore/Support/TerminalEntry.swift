@@ -1,5 +1,3 @@
-import CSyscalls
-
 /// A parallel prompt on the controlling terminal: echo, line buffering and terminal signals off while it is open,
 /// poll(2) on the terminal and the sensor's descriptor together, the typed line kept in memory and wiped.
 ///
@@ -8,7 +6,7 @@ import CSyscalls
 /// not read (after a match, say) is left for the shell.
 public final class TerminalEntry: ParallelEntry {
   private let fd: Int32
-  private var saved: termios
+  private let saved: TerminalSettings
   private var line: [UInt8] = []
   private var prompt: String
   /// True while the prompt is the last thing on the terminal's current line.
@@ -19,23 +17,21 @@ public final class TerminalEntry: ParallelEntry {
   /// conversation reads it: login, su, sudo), with echo off; nil otherwise. `prompt` is shown at the first wait.
   public static func open(prompt: String, standardInput: Int32 = 0) -> TerminalEntry? {
     // tcgetpgrp succeeds only on the caller's controlling terminal (ENOTTY for any other terminal or a pipe).
-    guard isatty(standardInput) == 1, tcgetpgrp(standardInput) >= 0 else { return nil }
-    let fd = csyscalls_open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC, 0)
-    guard fd >= 0 else { return nil }
-    var saved = termios()
-    guard tcgetattr(fd, &saved) == 0 else {
-      CSyscalls.close(fd)
+    guard Syscalls.isControllingTerminal(standardInput), case .success(let fd) = Syscalls.openTerminal("/dev/tty")
+    else { return nil }
+    guard let saved = TerminalSettings(of: fd) else {
+      Syscalls.close(fd)
       return nil
     }
     let entry = TerminalEntry(fd: fd, saved: saved, prompt: prompt)
-    guard entry.enterRawMode() else {
+    guard saved.enterQuietMode(fd) else {
       entry.close()
       return nil
     }
     return entry
   }
 
-  private init(fd: Int32, saved: termios, prompt: String) {
+  private init(fd: Int32, saved: TerminalSettings, prompt: String) {
     self.fd = fd
     self.saved = saved
     self.prompt = prompt
@@ -45,36 +41,23 @@ public final class TerminalEntry: ParallelEntry {
 
   deinit { close() }
 
-  /// Byte-at-a-time input without echo or terminal signals: Ctrl-C arrives as a byte (Cancel), Ctrl-Z is ignored.
-  private func enterRawMode() -> Bool {
-    var quiet = saved
-    quiet.c_lflag &= ~tcflag_t(ECHO | ICANON | ISIG)
-    withUnsafeMutableBytes(of: &quiet.c_cc) { cc in
-      cc[Int(VMIN)] = 1
-      cc[Int(VTIME)] = 0
-    }
-    return tcsetattr(fd, TCSAFLUSH, &quiet) == 0
-  }
-
   public func next(waitingOn descriptor: Int32, until deadline: Double) throws(LocalAuthError) -> ParallelInput {
     guard !closed else { return .cancelled }
     if !promptShown { showPrompt() }
-    var entries = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)]
     while true {
       let left = deadline - SystemClock().uptime()
       guard left > 0 else { return .timedOut }
-      entries[0].revents = 0
-      entries[1].revents = 0
-      let ready = poll(&entries, descriptor >= 0 ? 2 : 1, Int32(min(left, 3600) * 1000) + 1)
-      if ready < 0 {
-        if currentErrno == EINTR { continue }
-        throw .prompt(.io(currentErrno))
+      let events: (first: PollEvents, second: PollEvents)
+      switch Syscalls.poll(fd, descriptor, milliseconds: Int32(min(left, 3600) * 1000) + 1) {
+      case .success(let ready): events = ready
+      case .failure(let error) where error == .interrupted: continue
+      case .failure(let error): throw .prompt(.io(error.code))
       }
       // The sensor first: a match then wins over a line finished at the same moment, and never both succeed.
-      if descriptor >= 0, entries[1].revents != 0 { return .sensorReady }
-      if entries[0].revents & Int16(POLLIN) != 0 {
+      if descriptor >= 0, events.second.any { return .sensorReady }
+      if events.first.readable {
         if let input = try readAvailable() { return input }
-      } else if entries[0].revents != 0 {
+      } else if events.first.any {
         throw .prompt(.endOfInput)  // the terminal hung up
       }
     }
@@ -84,10 +67,11 @@ public final class TerminalEntry: ParallelEntry {
   private func readAvailable() throws(LocalAuthError) -> ParallelInput? {
     var chunk = [UInt8](repeating: 0, count: 64)
     defer { for i in chunk.indices { chunk[i] = 0 } }
-    let count = chunk.withUnsafeMutableBytes { buffer in read(fd, buffer.baseAddress!, buffer.count) }
-    if count < 0 {
-      if currentErrno == EINTR || currentErrno == EAGAIN { return nil }
-      throw .prompt(.io(currentErrno))
+    let count: Int
+    switch chunk.withUnsafeMutableBytes({ Syscalls.read(fd, into: $0, retryOnInterrupt: false) }) {
+    case .success(let read): count = read
+    case .failure(let error) where error == .interrupted || error == .wouldBlock: return nil
+    case .failure(let error): throw .prompt(.io(error.code))
     }
     if count == 0 { throw .prompt(.endOfInput) }
     for byte in chunk[0..<count] {
@@ -136,8 +120,8 @@ public final class TerminalEntry: ParallelEntry {
     lineDone()
     closed = true
     wipeLine()
-    _ = tcsetattr(fd, TCSAFLUSH, &saved)
-    CSyscalls.close(fd)
+    saved.restore(fd)
+    Syscalls.close(fd)
   }
 
   private func showPrompt() {
@@ -155,9 +139,8 @@ public final class TerminalEntry: ParallelEntry {
     let bytes = Array(text.utf8)
     var offset = 0
     while offset < bytes.count {
-      let written = bytes.withUnsafeBytes { b in CSyscalls.write(fd, b.baseAddress! + offset, b.count - offset) }
-      if written < 0 && currentErrno == EINTR { continue }
-      guard written > 0 else { return }
+      let result = bytes.withUnsafeBytes { Syscalls.write(fd, from: UnsafeRawBufferPointer(rebasing: $0[offset...])) }
+      guard case .success(let written) = result, written > 0 else { return }
       offset += written
     }
   }

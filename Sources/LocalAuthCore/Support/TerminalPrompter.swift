@@ -1,5 +1,3 @@
-import CSyscalls
-
 /// The one terminal prompter, for LocalAuthentication's system context and localauthctl: lines and prompts on
 /// the controlling terminal, the passcode read with echo off.
 ///
@@ -26,7 +24,7 @@ public final class TerminalPrompter: AuthPrompter, @unchecked Sendable {
   /// False when answers come from a pipe or a file rather than a person (only with `standardInputFallback`).
   public var isInteractive: Bool { !readsStandardInput }
 
-  private var readsStandardInput: Bool { standardInputFallback && isatty(0) != 1 }
+  private var readsStandardInput: Bool { standardInputFallback && !Syscalls.isTerminal(0) }
 
   public func info(_ text: String) throws(LocalAuthError) { try show(text) }
 
@@ -45,29 +43,21 @@ public final class TerminalPrompter: AuthPrompter, @unchecked Sendable {
   /// The descriptors to read answers from and write to: the terminal, or standard input and error.
   private func withChannel<T>(_ body: (Int32, Int32) throws(PromptError) -> T) throws(PromptError) -> T {
     if readsStandardInput { return try body(0, 2) }
-    let fd = csyscalls_open(path, O_RDWR | O_NOCTTY | O_CLOEXEC, 0)
+    let opened = try? Syscalls.openTerminal(path).get()
     // A terminal on standard input that is not the controlling one (no session): ask there.
-    if fd < 0 && standardInputFallback { return try body(0, 2) }
-    guard fd >= 0 else { throw PromptError.noTerminal }
-    defer { close(fd) }
+    if opened == nil && standardInputFallback { return try body(0, 2) }
+    guard let fd = opened else { throw PromptError.noTerminal }
+    defer { Syscalls.close(fd) }
     return try body(fd, fd)
   }
 
   private func readSecret(_ prompt: String, _ input: Int32, _ output: Int32) throws(PromptError) -> SecretBytes {
-    var saved = termios()
-    let isTerminal = tcgetattr(input, &saved) == 0
-    if isTerminal {
-      // Byte-at-a-time input without echo or terminal signals: Ctrl-C arrives as a byte (the Cancel button)
-      // instead of killing the process with echo off; the line editing below replaces the terminal's.
-      var quiet = saved
-      quiet.c_lflag &= ~tcflag_t(ECHO | ICANON | ISIG)
-      withUnsafeMutableBytes(of: &quiet.c_cc) { cc in
-        cc[Int(VMIN)] = 1
-        cc[Int(VTIME)] = 0
-      }
-      _ = tcsetattr(input, TCSAFLUSH, &quiet)
-    }
-    defer { if isTerminal { _ = tcsetattr(input, TCSAFLUSH, &saved) } }
+    let saved = TerminalSettings(of: input)
+    let isTerminal = saved != nil
+    // Byte-at-a-time input without echo or terminal signals: Ctrl-C arrives as a byte (the Cancel button)
+    // instead of killing the process with echo off; the line editing below replaces the terminal's.
+    _ = saved?.enterQuietMode(input)
+    defer { saved?.restore(input) }
     // Echo is off before the prompt appears, so nothing typed after it is ever echoed.
     try write(output, prompt)
     let secret = try readLine(input, editing: isTerminal)
@@ -76,16 +66,7 @@ public final class TerminalPrompter: AuthPrompter, @unchecked Sendable {
   }
 
   private func write(_ fd: Int32, _ text: String) throws(PromptError) {
-    let bytes = Array(text.utf8)
-    var offset = 0
-    while offset < bytes.count {
-      let written = bytes.withUnsafeBytes { buffer in CSyscalls.write(fd, buffer.baseAddress! + offset, buffer.count - offset) }
-      if written < 0 {
-        if currentErrno == EINTR { continue }
-        throw PromptError.io(currentErrno)
-      }
-      offset += written
-    }
+    if case .failure(let error) = Syscalls.writeAll(fd, Array(text.utf8)) { throw PromptError.io(error.code) }
   }
 
   /// Reads bytes up to a newline. At a terminal (`editing`): Backspace and Ctrl-U edit, Ctrl-C cancels, Ctrl-D
@@ -98,12 +79,12 @@ public final class TerminalPrompter: AuthPrompter, @unchecked Sendable {
     var byte: UInt8 = 0
     defer { byte = 0 }
     while true {
-      let count = read(fd, &byte, 1)
-      if count < 0 {
-        if currentErrno == EINTR { continue }
-        let code = currentErrno
+      let count: Int
+      switch withUnsafeMutableBytes(of: &byte, { Syscalls.read(fd, into: $0) }) {
+      case .success(let read): count = read
+      case .failure(let error):
         wipe(&line)
-        throw PromptError.io(code)
+        throw PromptError.io(error.code)
       }
       if count == 0 {
         if !editing && !line.isEmpty { return finished(line) }

@@ -1,5 +1,3 @@
-import CSyscalls
-
 /// Decides whether someone watches a pseudo-terminal (docs/RULES.md, "Intent"): a process in the foreground of
 /// pts/N is only as visible as the program that holds pts/N's master and shows what is written to it.
 ///

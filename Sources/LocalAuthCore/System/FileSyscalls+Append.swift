@@ -21,24 +21,17 @@ extension FileSyscalls {
     guard status.isRegular else { throw .insecure(path: path, reason: "it is not a regular file") }
     try checkTrusted(status, path: path)
     guard status.linkCount == 1 else { throw .insecure(path: path, reason: "it has \(status.linkCount) hard links") }
-    var written = 0
-    while written < bytes.count {
-      let count = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
-      if count < 0 {
-        if currentErrno == EINTR { continue }
-        throw .io(path: path, operation: "write", errno: currentErrno)
-      }
-      written += count
+    if case .failure(let error) = Syscalls.writeAll(fd, bytes) {
+      throw .io(path: path, operation: "write", errno: error.code)
     }
     try retryingSyscall("fsync", path) { fsync(fd) }
   }
 
   /// The stamp of a regular file (not following a link); nil when there is none.
   static func stamp(_ path: String) -> FileStamp? {
-    var st = stat()
-    guard lstat(path, &st) == 0, st.kind == .regular else { return nil }
+    guard case .success(let status) = Syscalls.status(ofPath: path), status.kind == .regular else { return nil }
     return FileStamp(
-      device: UInt64(st.st_dev), inode: UInt64(st.st_ino), size: Int64(st.st_size),
-      seconds: Int64(st.st_mtim.tv_sec), nanoseconds: Int64(st.st_mtim.tv_nsec))
+      device: status.device, inode: status.inode, size: Int64(status.size), seconds: status.modified.seconds,
+      nanoseconds: status.modified.nanoseconds)
   }
 }

@@ -1,7 +1,8 @@
 import CSyscalls
 
-// The only file in LocalAuthCore that calls libc's file functions (swift-system's Syscalls.swift style):
-// every open is O_NOFOLLOW|O_CLOEXEC, every owner and mode is checked, EINTR is retried here and nowhere else.
+// Part of the C fence (Syscalls.swift): the state folder's files. Every open is O_NOFOLLOW|O_CLOEXEC, every
+// owner and mode is checked, and every failure becomes a `StateError` here (EACCES and EPERM as
+// `.permissionDenied`, any other errno as `.io`), so the files outside System/ never see an errno.
 
 /// A hook that makes a named file operation fail with an errno, for fault-injection tests (debug builds only).
 #if DEBUG
@@ -27,13 +28,18 @@ public func errnoDescription(_ code: Int32) -> String {
 @discardableResult
 func retryingSyscall(_ operation: String, _ path: String, _ call: () -> Int32) throws(StateError) -> Int32 {
   if let code = injectedFault(operation, path) { throw .io(path: path, operation: operation, errno: code) }
-  while true {
-    let result = call()
-    if result != -1 { return result }
-    let code = currentErrno
-    if code == EINTR { continue }
-    if code == EACCES || code == EPERM { throw .permissionDenied(path: path) }
-    throw .io(path: path, operation: operation, errno: code)
+  return try valueOrErrno(call).stateError(operation, path)
+}
+
+extension Result where Failure == Errno {
+  /// The value, or the errno as the fence reports it: `.permissionDenied` for EACCES and EPERM, `.io` otherwise.
+  func stateError(_ operation: String, _ path: String) throws(StateError) -> Success {
+    switch self {
+    case .success(let value): return value
+    case .failure(let error):
+      if error.deniesPermission { throw .permissionDenied(path: path) }
+      throw .io(path: path, operation: operation, errno: error.code)
+    }
   }
 }
 
@@ -42,27 +48,41 @@ public let trustedOwner: uid_t = 0
 
 /// File-system operations for the state folder, with the safety checks applied in one place.
 public enum FileSyscalls {
-  /// The metadata the safety checks need.
+  /// What stat(2) says of a file, as far as the core needs.
   struct Status {
-    var isDirectory: Bool
-    var isRegular: Bool
-    var owner: uid_t
-    var mode: mode_t
+    /// The type of file.
+    var kind: FileKind
+    /// The owner's uid.
+    var owner: UInt32
+    /// The permission bits (st_mode & 0o7777).
+    var mode: UInt32
+    /// The size in bytes.
     var size: Int
     /// The number of hard links (st_nlink): a trusted file has exactly one name.
     var linkCount: Int = 1
+    /// The device the file is on.
+    var device: UInt64 = 0
+    /// The file's inode.
+    var inode: UInt64 = 0
+    /// The modification time: seconds since 1970, and nanoseconds.
+    var modified: (seconds: Int64, nanoseconds: Int64) = (0, 0)
+    /// st_mode whole: the type and permission bits.
+    var typeAndMode: UInt32 = 0
+
+    var isDirectory: Bool { kind == .directory }
+    var isRegular: Bool { kind == .regular }
   }
 
   static func status(of fd: Int32, path: String) throws(StateError) -> Status {
-    var st = stat()
-    try retryingSyscall("stat", path) { fstat(fd, &st) }
-    return status(st)
+    if let code = injectedFault("stat", path) { throw .io(path: path, operation: "stat", errno: code) }
+    return try Syscalls.status(of: fd).stateError("stat", path)
   }
 
   static func status(_ st: stat) -> Status {
     Status(
-      isDirectory: st.kind == .directory, isRegular: st.kind == .regular,
-      owner: st.st_uid, mode: st.st_mode & 0o7777, size: Int(st.st_size), linkCount: Int(st.st_nlink))
+      kind: st.kind, owner: UInt32(st.st_uid), mode: UInt32(st.st_mode & 0o7777), size: Int(st.st_size),
+      linkCount: Int(st.st_nlink), device: UInt64(st.st_dev), inode: UInt64(st.st_ino),
+      modified: (Int64(st.st_mtim.tv_sec), Int64(st.st_mtim.tv_nsec)), typeAndMode: UInt32(st.st_mode))
   }
 
   /// Checks that an open file or folder is owned by root and not writable by group or others.
@@ -81,22 +101,25 @@ public enum FileSyscalls {
   /// refuses it. It changes nothing for regular files and folders.
   static func openNoFollow(_ path: String, flags: Int32, mode: mode_t = 0o600) throws(StateError) -> Int32? {
     if let code = injectedFault("open", path) { throw .io(path: path, operation: "open", errno: code) }
-    while true {
-      let fd = csyscalls_open(path, flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, mode)
-      if fd >= 0 { return fd }
-      switch currentErrno {
-      case EINTR: continue
-      case ENOENT: return nil
-      case ELOOP: throw .insecure(path: path, reason: "it is a symbolic link")
-      case ENOTDIR where flags & O_DIRECTORY != 0:
-        // O_DIRECTORY is checked before O_NOFOLLOW: a link to a folder fails with ENOTDIR, not ELOOP.
-        var st = stat()
-        let isLink = lstat(path, &st) == 0 && st.kind == .symbolicLink
-        throw .insecure(path: path, reason: isLink ? "it is a symbolic link" : "it is not a directory")
-      case EACCES, EPERM: throw .permissionDenied(path: path)
-      case let code: throw .io(path: path, operation: "open", errno: code)
-      }
+    let opened = valueOrErrno { csyscalls_open(path, flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, mode) }
+    guard case .failure(let error) = opened else { return try opened.stateError("open", path) }
+    switch error.code {
+    case ENOENT: return nil
+    case ELOOP: throw .insecure(path: path, reason: "it is a symbolic link")
+    case ENOTDIR where flags & O_DIRECTORY != 0:
+      // O_DIRECTORY is checked before O_NOFOLLOW: a link to a folder fails with ENOTDIR, not ELOOP.
+      let isLink = (try? Syscalls.status(ofPath: path).get())?.kind == .symbolicLink
+      throw .insecure(path: path, reason: isLink ? "it is a symbolic link" : "it is not a directory")
+    default: return try opened.stateError("open", path)
     }
+  }
+
+  /// The open flags the rest of the core passes to `openNoFollow` (O_NOFOLLOW and O_CLOEXEC are always added).
+  enum Access {
+    /// O_RDONLY.
+    static let readOnly = O_RDONLY
+    /// O_RDWR.
+    static let readWrite = O_RDWR
   }
 
   /// Reads a whole trusted regular file of at most `limit` bytes; nil when it does not exist.
@@ -136,13 +159,11 @@ public enum FileSyscalls {
         // filled <= limit here, so the buffer is at most limit bytes and may grow.
         bytes.append(contentsOf: repeatElement(0, count: min(bytes.count, limit + 1 - bytes.count)))
       }
-      var count = 0
       if let code = injectedFault("read", path) { throw .io(path: path, operation: "read", errno: code) }
-      while true {
-        count = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, $0.count - filled) }
-        if count >= 0 { break }
-        if currentErrno == EINTR { continue }
-        throw .io(path: path, operation: "read", errno: currentErrno)
+      let count: Int
+      switch bytes.withUnsafeMutableBytes({ Syscalls.read(fd, into: UnsafeMutableRawBufferPointer(rebasing: $0[filled...])) }) {
+      case .success(let read): count = read
+      case .failure(let error): throw .io(path: path, operation: "read", errno: error.code)
       }
       if count == 0 {
         bytes.removeLast(bytes.count - filled)
@@ -164,18 +185,12 @@ public enum FileSyscalls {
   /// system calls on every authentication.
   public static func checkTrustedDirectory(_ path: String) throws(StateError) {
     if let code = injectedFault("open", path) { throw .io(path: path, operation: "open", errno: code) }
-    var st = stat()
-    while lstat(path, &st) != 0 {
-      switch currentErrno {
-      case EINTR: continue
-      case ENOENT: throw .io(path: path, operation: "open", errno: ENOENT)
-      case EACCES, EPERM: throw .permissionDenied(path: path)
-      case let code: throw .io(path: path, operation: "stat", errno: code)
-      }
-    }
-    if st.kind == .symbolicLink { throw .insecure(path: path, reason: "it is a symbolic link") }
-    guard st.kind == .directory else { throw .insecure(path: path, reason: "it is not a directory") }
-    try checkTrusted(status(st), path: path)
+    let found = Syscalls.status(ofPath: path)
+    if case .failure(let error) = found, error == .noEntry { throw .io(path: path, operation: "open", errno: ENOENT) }
+    let status = try found.stateError("stat", path)
+    if status.kind == .symbolicLink { throw .insecure(path: path, reason: "it is a symbolic link") }
+    guard status.kind == .directory else { throw .insecure(path: path, reason: "it is not a directory") }
+    try checkTrusted(status, path: path)
   }
 
   /// Creates a folder with `mode` if it is missing, then checks it is trusted.
@@ -207,18 +222,12 @@ public enum FileSyscalls {
     guard let fd = try openNoFollow(temporary, flags: O_WRONLY | O_CREAT | O_EXCL, mode: 0o600) else {
       throw .io(path: temporary, operation: "create", errno: ENOENT)
     }
-    var written = 0
     var isOpen = true
     defer { if isOpen { close(fd) } }
     do throws(StateError) {
       if let code = injectedFault("write", temporary) { throw .io(path: temporary, operation: "write", errno: code) }
-      while written < bytes.count {
-        let count = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
-        if count < 0 {
-          if currentErrno == EINTR { continue }
-          throw .io(path: temporary, operation: "write", errno: currentErrno)
-        }
-        written += count
+      if case .failure(let error) = Syscalls.writeAll(fd, bytes) {
+        throw .io(path: temporary, operation: "write", errno: error.code)
       }
       if flushFile { try retryingSyscall("fsync", temporary) { fsync(fd) } }
       close(fd)
@@ -251,21 +260,9 @@ public enum FileSyscalls {
   /// The names in a folder, without "." and "..".
   public static func listDirectory(_ path: String) throws(StateError) -> [String] {
     if let code = injectedFault("list", path) { throw .io(path: path, operation: "list", errno: code) }
-    guard let dir = opendir(path) else {
-      let code = currentErrno
-      if code == ENOENT { return [] }
-      if code == EACCES || code == EPERM { throw .permissionDenied(path: path) }
-      throw .io(path: path, operation: "list", errno: code)
-    }
-    defer { closedir(dir) }
-    var names: [String] = []
-    while let entry = readdir(dir) {
-      let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-        String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-      }
-      if name != "." && name != ".." { names.append(name) }
-    }
-    return names
+    let names = Syscalls.directoryNames(path)
+    if case .failure(let error) = names, error == .noEntry { return [] }
+    return try names.stateError("list", path)
   }
 
   /// The longest wait for a lock, in seconds, before it fails closed with `.lockTimeout` (docs/RELIABILITY.md).
@@ -300,34 +297,21 @@ public enum FileSyscalls {
   /// backs off from 1 ms to 20 ms, so a lock released after a few milliseconds is taken about as soon.
   static func waitForLock(_ fd: Int32, path: String, seconds: Int) throws(StateError) {
     if let code = injectedFault("lock", path) { throw .io(path: path, operation: "lock", errno: code) }
-    let deadline = monotonicSeconds() + Double(seconds)
+    let deadline = Syscalls.monotonicSeconds() + Double(seconds)
     var pause: Double = 0.001
     while true {
-      if flock(fd, LOCK_EX | LOCK_NB) == 0 { return }
-      let code = currentErrno
-      switch code {
-      case EINTR: continue
-      case EAGAIN: break  // EWOULDBLOCK on Linux: another open file description holds the lock
-      case EACCES, EPERM: throw .permissionDenied(path: path)
-      default: throw .io(path: path, operation: "lock", errno: code)
+      switch valueOrErrno({ flock(fd, LOCK_EX | LOCK_NB) }) {
+      case .success: return
+      case .failure(let error) where error == .wouldBlock: break  // EWOULDBLOCK: another open file description holds it
+      case let failed: _ = try failed.stateError("lock", path)
       }
-      let left = deadline - monotonicSeconds()
+      let left = deadline - Syscalls.monotonicSeconds()
       guard left > 0 else {
         throw .lockTimeout(path: path, seconds: seconds, holder: LockHolder.find(forLockedFile: fd))
       }
-      let nap = min(pause, left)
-      var request = timespec(tv_sec: 0, tv_nsec: Int(nap * 1e9))
-      var remaining = timespec()
-      while nanosleep(&request, &remaining) == -1 && currentErrno == EINTR { request = remaining }
+      Syscalls.sleep(min(pause, left))
       pause = min(pause * 2, 0.02)
     }
-  }
-
-  /// Seconds on CLOCK_MONOTONIC, which never jumps with the wall clock.
-  static func monotonicSeconds() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
   }
 }
 

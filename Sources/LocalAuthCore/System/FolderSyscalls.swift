@@ -1,6 +1,6 @@
 import CSyscalls
 
-// Part of the FileSyscalls fence (FileSyscalls.swift): the folder operations the prompt registry needs —
+// Part of the C fence (Syscalls.swift, FileSyscalls.swift): the folder operations the prompt registry needs —
 // create exactly once, claim a file exactly once, remove a folder, a prompt's doorbell, and folder watches.
 
 extension FileSyscalls {
@@ -35,8 +35,8 @@ extension FileSyscalls {
 
   /// True when `path` names an existing entry (not followed through a symbolic link).
   public static func exists(_ path: String) -> Bool {
-    var info = stat()
-    return lstat(path, &info) == 0
+    if case .success = Syscalls.status(ofPath: path) { return true }
+    return false
   }
 
   /// Removes an empty folder; true when it is gone, false when it is not empty.
@@ -100,8 +100,8 @@ public final class PromptDoorbell {
   private static func open(_ path: String, flags: Int32) -> Int32? {
     let fd = csyscalls_open(path, flags | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0)
     guard fd >= 0 else { return nil }
-    var info = stat()
-    guard fstat(fd, &info) == 0, info.kind == .fifo, info.st_uid == trustedOwner, info.st_mode & 0o077 == 0
+    guard case .success(let info) = Syscalls.status(of: fd), info.kind == .fifo, info.owner == trustedOwner,
+      info.mode & 0o077 == 0
     else {
       close(fd)
       return nil
