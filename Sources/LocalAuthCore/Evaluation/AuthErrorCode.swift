@@ -24,8 +24,8 @@ public enum AuthErrorCode: Int, Sendable, CaseIterable {
   case invalidContext = -10
   /// UI would be needed but interaction is not allowed (or no terminal is available).
   case notInteractive = -1004
-  // Apple's codes that nothing on Linux produces, declared for source compatibility. They come after
-  // notInteractive so that the earlier cases keep their `allCases` index, which the helper's wire carries.
+  // Apple's codes that nothing on Linux produces, declared for source compatibility. The helper's wire carries
+  // a code by its raw value (docs/HELPER.md, "Schema"), so the order of the cases is free.
   /// No paired companion device is nearby (never produced on Linux).
   case companionNotAvailable = -11
   /// Biometry needs a paired accessory and none is paired (never produced on Linux).
