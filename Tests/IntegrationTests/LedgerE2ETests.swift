@@ -5,7 +5,7 @@ import Testing
 import Glibc
 #endif
 
-/// Issue 27, findings 8 and 12, end to end: what the session ledger (Sources/LocalAuthCore/Support/SessionLedger.swift,
+/// Issue 27, findings 8 and 12, end to end: what the session ledger (Sources/LocalAuthCore/State/SessionLedger.swift,
 /// `<state folder>/sessions` in these tests) holds, or its absence, decides whether a user's login session may be
 /// offered the finger (docs/RULES.md, rule 2, "The login session").
 extension RemoteSessionTests {
