@@ -70,13 +70,7 @@ struct HelperBench {
     ]
     let finished = Spawn.run(loop, environment: environment, logPath: output)
     let lines = (readText(output) ?? "").split(separator: "\n")
-    var samples = PairedSamples()
-    for line in lines {
-      let fields = line.split(separator: " ")
-      if fields.first == "failed" { samples.failures += 1 }
-      guard fields.count == 3, fields[0] == "round", let a = Double(fields[1]), let b = Double(fields[2]) else { continue }
-      samples.add(subject: a, reference: b)
-    }
+    let samples = PairedSamples(roundLines: lines)
     guard finished.exitCode == 0, !samples.subject.isEmpty else {
       throw SetupError("The unprivileged loop failed (exit \(finished.exitCode)): \(lines.suffix(3).joined(separator: " / "))")
     }

@@ -108,13 +108,7 @@ struct SecretToolBench {
     let environment = Spawn.baseEnvironment + ["HOME=" + home, "XDG_RUNTIME_DIR=" + runtime, "LOCALAUTH_HELPER=" + helper]
     let finished = Spawn.run(loop, environment: environment, logPath: output)
     let lines = (readText(results) ?? "").split(separator: "\n")
-    var samples = PairedSamples()
-    for line in lines {
-      let fields = line.split(separator: " ")
-      if fields.first == "failed" { samples.failures += 1 }
-      guard fields.count == 3, fields[0] == "round", let a = Double(fields[1]), let b = Double(fields[2]) else { continue }
-      samples.add(subject: a, reference: b)
-    }
+    let samples = PairedSamples(roundLines: lines)
     guard finished.exitCode == 0, !samples.subject.isEmpty else {
       let said = lines.filter { $0.hasPrefix("setup ") }.suffix(3).joined(separator: " / ")
       let other = (readText(output) ?? "").split(separator: "\n").suffix(3).joined(separator: " / ")

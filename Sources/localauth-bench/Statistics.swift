@@ -64,6 +64,19 @@ struct PairedSamples {
   /// Runs that did not end as expected (their pair is dropped).
   var failures = 0
 
+  /// The pairs a measuring loop printed, one line `round SUBJECT REFERENCE` each; a line `failed …` counts a
+  /// failure, any other line is ignored.
+  init(roundLines lines: [Substring]) {
+    for line in lines {
+      let fields = line.split(separator: " ")
+      if fields.first == "failed" { failures += 1 }
+      guard fields.count == 3, fields[0] == "round", let a = Double(fields[1]), let b = Double(fields[2]) else { continue }
+      add(subject: a, reference: b)
+    }
+  }
+
+  init() {}
+
   /// Adds one pair.
   mutating func add(subject a: Double, reference b: Double) {
     subject.append(a)
