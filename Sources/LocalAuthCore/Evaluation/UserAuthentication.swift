@@ -90,21 +90,14 @@ public struct UserAuthentication {
     {
       origin.approval = phrase
     }
-    var hidden = false
-    if !session.isRemote, dependencies.sensor.modality != nil {
-      let visibility = RequestVisibility.check(
+    let hidden = RequestVisibility.isHidden(
+      {
         RequestVisibility.Input(
           service: service, processID: origin.processID, guiServices: options.guiServices,
-          terminalPrograms: options.terminalPrograms),
-        system: processes)
-      hidden = !visibility.isVisible
-      if hidden {
-        log.log(
-          .notice,
-          "No finger is asked of user \(user) for service \(RequestOrigin.token(service)): \(visibility.reason), so "
-            + "the request is not visible at the machine.")
-      }
-    }
+          terminalPrograms: options.terminalPrograms)
+      },
+      user: user, subject: "service \(RequestOrigin.token(service))", remote: session.isRemote,
+      sensorPresent: dependencies.sensor.modality != nil, system: processes, log: log)
     var request = EvaluationRequest(
       user: user, policy: options.policy,
       reason: origin.approval.isEmpty ? options.reason ?? "authenticate for \(service)" : origin.approval,

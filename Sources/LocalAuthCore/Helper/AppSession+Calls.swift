@@ -30,19 +30,14 @@ extension AppSession {
     // docs/RULES.md, "Intent": an app's request gets the finger when its process is in the foreground of its
     // terminal, or when it shows the request itself (its own prompter, as a GUI app does). The check runs
     // whether interaction is allowed or not: a reuse needs a visible request too.
-    if !remote.isRemote, dependencies.sensor.modality != nil {
-      let visibility = RequestVisibility.check(
+    request.hidden = RequestVisibility.isHidden(
+      {
         RequestVisibility.Input(
           service: application, processID: callerPID, guiServices: ownInterface ? ownDialogServices() : [],
-          terminalPrograms: options.terminalPrograms),
-        system: system)
-      if !visibility.isVisible {
-        request.hidden = true
-        log.log(
-          .notice, "No finger is asked of user \(user) for app \(application) (pid \(callerPID)): \(visibility.reason), "
-            + "so the request is not visible at the machine.")
-      }
-    }
+          terminalPrograms: options.terminalPrograms)
+      },
+      user: user, subject: "app \(application) (pid \(callerPID))", remote: remote.isRemote,
+      sensorPresent: dependencies.sensor.modality != nil, system: system, log: log)
     return request
   }
 

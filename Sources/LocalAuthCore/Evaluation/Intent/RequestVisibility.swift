@@ -112,6 +112,24 @@ public enum RequestVisibility {
   /// The default `terminal_programs=`: terminal emulators, by the name of their executable (TerminalWatch).
   public static let defaultTerminalPrograms = TerminalWatch.defaultPrograms
 
+  /// Whether the finger is withheld from `input`'s request, for the module and the helper's apps alike: never in a
+  /// remote session or without a sensor (no finger is offered there anyway); otherwise when the request is not
+  /// visible, with one notice naming `user`, `subject` ("service sudo", "app la-app (pid 42)") and why. `input` is
+  /// made only when the check runs.
+  public static func isHidden(
+    _ input: () -> Input, user: UserName, subject: String, remote: Bool, sensorPresent: Bool, system: System, log: AuthLog
+  ) -> Bool {
+    guard !remote, sensorPresent else { return false }
+    let visibility = check(input(), system: system)
+    if !visibility.isVisible {
+      log.log(
+        .notice,
+        "No finger is asked of user \(user) for \(subject): \(visibility.reason), so the request is not visible at "
+          + "the machine.")
+    }
+    return !visibility.isVisible
+  }
+
   /// Whether the request of `input` is visible, and why.
   public static func check(_ input: Input, system: System) -> Verdict {
     let pid = input.processID
