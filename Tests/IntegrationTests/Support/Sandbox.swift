@@ -108,10 +108,12 @@ final class Sandbox {
 
   /// Runs `body` (a PAM run) while a background shell presents the pending touches one after another, each to
   /// the prompt that waits when it is its turn (`touch --wait`), as a person touching the sensor would. What is
-  /// left when `body` returns goes nowhere.
+  /// left when `body` returns goes nowhere. Start what takes long (a tmux server, a screen locker) before this call:
+  /// each touch waits at most 10 s for its prompt, and the toucher cannot end a touch early (it inherits the test
+  /// thread's signal mask, in which SIGTERM is blocked), so a longer wait would lengthen every test that leaves one.
   func presentingTouches<T>(_ body: () throws -> T) throws -> T {
     guard !pendingTouches.isEmpty else { return try body() }
-    let toucher = Toucher(pendingTouches.map { [Artifacts.ctl] + $0 + ["--wait", "30", "--state-dir", stateDir] })
+    let toucher = Toucher(pendingTouches.map { [Artifacts.ctl] + $0 + ["--wait", "10", "--state-dir", stateDir] })
     pendingTouches = []
     defer { toucher.stop() }
     return try body()
