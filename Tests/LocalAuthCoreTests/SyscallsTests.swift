@@ -3,8 +3,8 @@ import Testing
 
 @testable import LocalAuthCore
 
-/// The C fence (Sources/LocalAuthCore/System/): one EINTR loop, and no core file outside System/ (and Helper/,
-/// not yet moved) importing CSyscalls.
+/// The C fence (Sources/LocalAuthCore/System/): one EINTR loop, and no core file outside System/ importing
+/// CSyscalls or CPeerCredentials.
 @Suite("System: the C fence")
 struct SyscallsTests {
   @Test func aCallInterruptedBySignalsIsRunAgainUntilItFinishes() throws {
@@ -52,15 +52,26 @@ struct SyscallsTests {
     }
   }
 
-  /// The fence holds: the core files that import CSyscalls are System/'s, and Helper/'s not yet moved.
+  /// The fence holds: the core files that import CSyscalls (libc) or CPeerCredentials (the sockets' senders) are
+  /// System/'s.
   @Test func onlySystemFilesImportTheCLibrary() throws {
     let file = #filePath
     let core = String(file[..<file.firstRange(of: "/Tests/")!.lowerBound]) + "/Sources/LocalAuthCore"
     var outside: [String] = []
-    for folder in try FileSyscalls.listDirectory(core) where folder != "System" && folder != "Helper" {
-      for name in try FileSyscalls.listDirectory(core + "/" + folder) where name.hasSuffix(".swift") {
-        let text = String(decoding: try readSmallFile(core + "/" + folder + "/" + name, limit: 1 << 20), as: UTF8.self)
-        if text.split(separator: "\n").contains("import CSyscalls") { outside.append(folder + "/" + name) }
+    // Every file of the core's folder and of its subfolders (Evaluation/Intent too), System/ left out.
+    var folders = [""]
+    while let folder = folders.popLast() {
+      for name in try FileSyscalls.listDirectory(core + folder) {
+        let relative = folder + "/" + name
+        if relative != "/System", (try? Syscalls.status(ofPath: core + relative).get())?.kind == .directory {
+          folders.append(relative)
+        }
+        guard name.hasSuffix(".swift") else { continue }
+        let lines = String(decoding: try readSmallFile(core + relative, limit: 1 << 20), as: UTF8.self)
+          .split(separator: "\n")
+        if lines.contains("import CSyscalls") || lines.contains("import CPeerCredentials") {
+          outside.append(String(relative.dropFirst()))
+        }
       }
     }
     #expect(outside == [])

@@ -1,5 +1,3 @@
-import CSyscalls
-
 /// localauth-helper's answer to one app call (after any prompts and `AppItem`s), and what the app learns.
 ///
 /// The payload is a kind byte (0 done, 1 evaluation, 2 refused, 3 keychain, 4 fault), then fields: a refusal's code
@@ -106,7 +104,7 @@ public enum AppReply: Equatable, Sendable {
   private static func error(status: Int32, text: String) throws(HelperProtocolError) -> KeychainError {
     let known: [KeychainError] = [
       .parameter(text), .duplicateItem, .itemNotFound, .authenticationFailed, .userCanceled, .interactionNotAllowed,
-      .notAvailable(text), .storage(.io(path: "the keychain", operation: "a keychain operation in localauth-helper", errno: EIO)),
+      .notAvailable(text), .storage(.io(path: "the keychain", operation: "a keychain operation in localauth-helper", errno: Errno.inputOutput.code)),
       .missingEntitlement(text), .allocate(text), .unimplemented(text),
     ]
     guard let error = known.first(where: { $0.status == status }) else { throw .malformed("an unknown keychain status") }

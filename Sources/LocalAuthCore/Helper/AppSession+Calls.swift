@@ -1,5 +1,3 @@
-import CSyscalls
-
 /// The parts of an app's calls that read fields: the evaluation request, the keychain calls and the facade's
 /// feature flags, each built from the fields an `AppCall` allows and from what the helper reads itself.
 extension AppSession {
@@ -134,11 +132,8 @@ extension AppSession {
 
   /// The basename of the app's executable as the kernel names it (/proc/PID/exe), as a printable token.
   static func executableName(_ pid: Int32) -> String {
-    var buffer = [CChar](repeating: 0, count: 4096)
-    let count = readlink("/proc/\(pid)/exe", &buffer, buffer.count - 1)
-    guard count > 0 else { return "app" }
-    let path = buffer[..<count].map { UInt8(bitPattern: $0) }
-    let name = path.split(separator: UInt8(ascii: "/")).last.map { String(decoding: $0, as: UTF8.self) } ?? "app"
+    guard let path = Syscalls.linkTarget("/proc/\(pid)/exe", capacity: 4095) else { return "app" }
+    let name = path.utf8.split(separator: UInt8(ascii: "/")).last.map { String(decoding: $0, as: UTF8.self) } ?? "app"
     return RequestOrigin.token(name)
   }
 

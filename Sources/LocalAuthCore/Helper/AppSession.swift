@@ -1,5 +1,3 @@
-import CSyscalls
-
 /// localauth-helper's side of an app's session: the LAContext (and keychain calls) of one process of the user
 /// who runs the helper, held here, on the privileged side (docs/HELPER.md, "Apps").
 ///
@@ -68,7 +66,7 @@ public final class AppSession {
         }
         break
       }
-      guard getppid() == callerPID else { break }
+      guard Syscalls.parentProcessID == callerPID else { break }
       guard case .call(let call) = message else {
         log.log(.error, "localauth-helper ended the session of app \(application) (pid \(callerPID)): a message out of turn.")
         try? channel.send(.reply(.fault(.protocolViolation)))

@@ -1,5 +1,3 @@
-import CSyscalls
-
 /// Wraps the helper's sensor for an app's session: the wait is cut into short slices, and between them the
 /// app's socket is checked. When the app hung up (it exited, or invalidated the context), the wait ends at once
 /// and the cancellation flag is set, so the prompt closes and no later finger reaches a request nobody waits for.
@@ -55,10 +53,5 @@ final class HangUpSensor: BiometricSensor {
 
 extension HelperChannel {
   /// True when the other side closed or shut down its end (nothing is read).
-  public func peerHungUp() -> Bool {
-    // A Unix socket whose peer closed, or shut down both directions, polls as POLLHUP.
-    var poller = pollfd(fd: fd, events: Int16(POLLHUP), revents: 0)
-    guard poll(&poller, 1, 0) > 0 else { return false }
-    return poller.revents & (Int16(POLLHUP) | Int16(POLLERR) | Int16(POLLNVAL)) != 0
-  }
+  public func peerHungUp() -> Bool { Syscalls.peerHungUp(fd) }
 }

@@ -1,6 +1,3 @@
-import CPeerCredentials
-import CSyscalls
-
 /// One end of the socket between pam_localauth and localauth-helper: whole messages, each read within a bound.
 ///
 /// Writes use MSG_NOSIGNAL, so a peer that went away gives EPIPE instead of a SIGPIPE that would kill the
@@ -22,17 +19,8 @@ public struct HelperChannel: Sendable {
   public func send(_ message: HelperMessage) throws(HelperProtocolError) {
     var bytes = message.encode()
     defer { wipe(&bytes) }
-    var sent = 0
-    while sent < bytes.count {
-      let count = bytes.withUnsafeBytes { buffer in
-        CSyscalls.send(fd, buffer.baseAddress! + sent, buffer.count - sent, Int32(MSG_NOSIGNAL))
-      }
-      if count < 0 {
-        if currentErrno == EINTR { continue }
-        throw currentErrno == EPIPE || currentErrno == ECONNRESET ? .closed : .io(currentErrno)
-      }
-      sent += count
-    }
+    guard case .failure(let error) = Syscalls.sendAll(fd, bytes) else { return }
+    throw error == .brokenPipe || error == .connectionReset ? .closed : .io(error.code)
   }
 
   /// Receives one message, waiting at most `seconds` for all of it.
@@ -48,7 +36,7 @@ public struct HelperChannel: Sendable {
   }
 
   /// Closes the socket.
-  public func close() { _ = CSyscalls.close(fd) }
+  public func close() { Syscalls.close(fd) }
 
   private func read(_ count: Int, deadline: Int64, bound: Int) throws(HelperProtocolError) -> [UInt8] {
     var bytes = [UInt8](repeating: 0, count: count)
@@ -56,27 +44,29 @@ public struct HelperChannel: Sendable {
     while filled < count {
       let left = deadline - Self.monotonicMilliseconds()
       guard left > 0 else { throw .timedOut(seconds: bound) }
-      var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-      let ready = poll(&poller, 1, Int32(min(left, Int64(Int32.max))))
-      if ready < 0 {
-        if currentErrno == EINTR { continue }
-        throw .io(currentErrno)
+      switch Syscalls.poll(fd, -1, milliseconds: Int32(min(left, Int64(Int32.max)))) {
+      case .success(let events): if !events.first.any { throw .timedOut(seconds: bound) }
+      case .failure(let error):
+        if error == .interrupted { continue }
+        throw .io(error.code)
       }
-      if ready == 0 { throw .timedOut(seconds: bound) }
-      var from: pid_t = -1
-      var uid: Int64 = -1
-      let got = bytes.withUnsafeMutableBytes { buffer in
-        sender == nil
-          ? CSyscalls.recv(fd, buffer.baseAddress! + filled, count - filled, 0)
-          : cpeer_receive(fd, buffer.baseAddress! + filled, count - filled, 0, &from, &uid)
+      let received = bytes.withUnsafeMutableBytes { buffer in
+        let rest = UnsafeMutableRawBufferPointer(rebasing: buffer[filled..<count])
+        return sender == nil
+          ? Syscalls.receive(fd, into: rest).map { ($0, SocketSender(pid: -1, uid: -1)) }
+          : Syscalls.receiveWithSender(fd, into: rest)
       }
-      if got < 0 {
-        if currentErrno == EINTR || currentErrno == EAGAIN { continue }
-        throw currentErrno == ECONNRESET ? .closed : .io(currentErrno)
+      let got: Int
+      let from: SocketSender
+      switch received {
+      case .success(let read): (got, from) = read
+      case .failure(let error):
+        if error == .interrupted || error == .wouldBlock { continue }
+        throw error == .connectionReset ? .closed : .io(error.code)
       }
       if got == 0 { throw .closed }
-      if let sender, from != sender || uid != Int64(getuid()) {
-        throw .malformed(from < 0 ? "bytes without the sender's credentials" : "bytes from another process (pid \(from))")
+      if let sender, from.pid != sender || from.uid != Int64(Syscalls.realUserID) {
+        throw .malformed(from.pid < 0 ? "bytes without the sender's credentials" : "bytes from another process (pid \(from.pid))")
       }
       filled += got
     }
@@ -90,9 +80,5 @@ public struct HelperChannel: Sendable {
   }
 
   /// CLOCK_MONOTONIC in milliseconds: bounds are about elapsed time, which a clock change must not stretch.
-  static func monotonicMilliseconds() -> Int64 {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
-  }
+  static func monotonicMilliseconds() -> Int64 { Syscalls.monotonicMilliseconds() }
 }

@@ -1,5 +1,3 @@
-import CSyscalls
-
 /// localauth-helper's side: one request from an unprivileged application, for the user who runs the helper only.
 ///
 /// As unix_chkpwd does for pam_unix, the helper authenticates its real uid's user and nobody else: a request for
@@ -38,7 +36,7 @@ public struct HelperService {
     options parse: () throws(ConfigError) -> Options = { () throws(ConfigError) in
       try OptionParser.parse(arguments: []).options
     },
-    userExists: (String) -> Bool = { getpwnam($0) != nil },
+    userExists: (String) -> Bool = { Syscalls.userID(named: $0) != nil },
     dependencies build: (Options, AuthPrompter, AuthLog) -> Dependencies = Dependencies.live
   ) -> HelperResult? {
     let opening: HelperMessage
@@ -70,7 +68,7 @@ public struct HelperService {
       return nil
     }
     guard let realUserName, let user = try? UserName(realUserName) else {
-      log.log(.notice, "localauth-helper refused an app (pid \(callerPID)) of uid \(getuid()), which has no usable passwd entry.")
+      log.log(.notice, "localauth-helper refused an app (pid \(callerPID)) of uid \(Syscalls.realUserID), which has no usable passwd entry.")
       try? channel.send(.reply(.fault(.stateUnreadable)))
       return nil
     }
@@ -94,7 +92,7 @@ public struct HelperService {
     guard let realUserName, hello.user == realUserName else {
       log.log(
         .notice,
-        "localauth-helper refused to authenticate user \(RequestOrigin.token(hello.user)) for uid \(getuid()) "
+        "localauth-helper refused to authenticate user \(RequestOrigin.token(hello.user)) for uid \(Syscalls.realUserID) "
           + "(service \(RequestOrigin.token(hello.service))): it authenticates only the user who runs it.")
       return .otherUser
     }

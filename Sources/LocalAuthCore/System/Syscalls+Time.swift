@@ -6,6 +6,13 @@ extension Syscalls {
   /// Seconds on CLOCK_MONOTONIC, which never jumps with the wall clock.
   static func monotonicSeconds() -> Double { seconds(on: CLOCK_MONOTONIC) }
 
+  /// Milliseconds on CLOCK_MONOTONIC, whole: bounds are about elapsed time, which a clock change must not stretch.
+  static func monotonicMilliseconds() -> Int64 {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
+  }
+
   /// Seconds since 1970 on CLOCK_REALTIME.
   static func realtimeSeconds() -> Double { seconds(on: CLOCK_REALTIME) }
 

@@ -1,15 +1,13 @@
 import CSyscalls
 
 // LocalAuthCore's C fence (swift-system's Internals/Syscalls.swift, NIO's System.swift). The files of this folder,
-// System/, are the core files that call the C library through CSyscalls: files, descriptors, folders, clocks,
-// the terminal, the user databases, signals, locks, utmp records and libm. The rest of the core calls them in
-// Swift types (Int32 descriptors, `Errno`, `FileSyscalls.Status`, seconds as Double) and does not import
-// CSyscalls. EINTR is retried in one place, `valueOrErrno(retryOnInterrupt:)` below.
-//
-// Outside this folder, only Helper/ still imports CSyscalls, not yet moved behind it: the helper's process and
-// socket code (posix_spawn, socketpair, waitpid and kill in HelperProcess; send, recv, poll and their own EINTR
-// loops in HelperChannel and HangUpSensor; getuid and getppid in HelperService and AppSession). The other C modules
-// are fences of their own libraries, opened on first use: CDBus (FprintdClient), CCrypt, CLibCrypto, CTPM.
+// System/, are the only core files that call the C library through CSyscalls: files, descriptors, folders, clocks,
+// the terminal, the user databases, signals, locks, utmp records, libm, the helper's sockets (with the kernel's
+// word on their senders, through CPeerCredentials) and its process (posix_spawn, waitpid, kill). The rest of the
+// core calls them in Swift types (Int32 descriptors and pids, `Errno`, `FileSyscalls.Status`, `SocketSender`,
+// seconds as Double) and imports neither module (SyscallsTests checks every core file). EINTR is retried in one
+// place, `valueOrErrno(retryOnInterrupt:)` below. The other C modules are fences of their own libraries, opened
+// on first use: CDBus (FprintdClient), CCrypt, CLibCrypto, CTPM.
 
 /// An errno value a failed C call left, as the fence reports it.
 struct Errno: Error, Equatable {
@@ -29,6 +27,12 @@ struct Errno: Error, Equatable {
   static let busy = Errno(code: EBUSY)
   /// EAGAIN (EWOULDBLOCK on Linux): nothing to read yet, or a lock held elsewhere.
   static let wouldBlock = Errno(code: EAGAIN)
+  /// EPIPE: the peer of a socket or pipe closed its end.
+  static let brokenPipe = Errno(code: EPIPE)
+  /// ECONNRESET: the peer of a socket went away with bytes unread.
+  static let connectionReset = Errno(code: ECONNRESET)
+  /// EIO: an input/output error.
+  static let inputOutput = Errno(code: EIO)
 
   /// EACCES or EPERM: what the fence reports as `StateError.permissionDenied`.
   var deniesPermission: Bool { code == EACCES || code == EPERM }

@@ -14,7 +14,9 @@ extension Syscalls {
     return String(cString: name)
   }
 
-  /// The uid of the user called `name` in the passwd database (getpwnam); nil when there is none.
+  /// The uid of the user called `name` in the passwd database (getpwnam); nil when there is none (a public
+  /// default argument: HelperService.serve).
+  @usableFromInline
   static func userID(named name: String) -> UInt32? {
     getpwnam(name).map { UInt32($0.pointee.pw_uid) }
   }
