@@ -4,10 +4,9 @@
 Reads the symbols of an unstripped link (.build-embedded/pam_localauth.so, as `make module` leaves it) and sums
 their sizes per component: the source folder that declares the symbol's outermost Swift type (LocalAuthCore/Keychain,
 PAMLocalAuth, ...), the standard library's generic code specialised for us, Embedded Swift's runtime and the Unicode
-tables. With --list COMPONENT it lists that component's symbols with their sizes instead.
-With --executed FILE (one symbol a line: the module's functions a run executed, as
-`callgrind_annotate --threshold=100 --inclusive=no` lists them, mangled), each component also shows how many of its bytes
-that run executed. Prints a Markdown table, largest component first.
+tables. With --executed FILE (one mangled symbol a line: the functions a run executed, as scripts/module-hot-path.sh
+writes them), each component also shows how many of its bytes that run executed. Prints a Markdown table, largest
+component first; with --list COMPONENT, that component's symbols and their sizes instead.
 """
 import os
 import re

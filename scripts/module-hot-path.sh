@@ -3,11 +3,12 @@
 # (issue 29, item 7), one mangled name a line, into OUT.
 #
 # Runs localauth-bench's items 1–3 (--quick) on the unstripped module (.build-embedded/pam_localauth.so) in a private
-# mount namespace where /usr/bin/pamtester is a wrapper that runs the three biometric runs after the setup's passcode authentication (service wp-bio: the
-# enrolled finger touched as soon as the prompt shows, the record written) under valgrind's callgrind; every function
-# of the module that callgrind saw run is listed. As root, after `make module` and
-# `swift build -c release` of the products localauth-bench and localauthctl. scripts/module-anatomy.py ELF --executed OUT sums them per
-# component; `scripts/module-hot-path.sh module.order` refreshes the list the module's link lays out first (Makefile).
+# mount namespace where /usr/bin/pamtester is a wrapper: the three biometric runs after the setup's passcode
+# authentication (service wp-bio: the enrolled finger touched as soon as the prompt shows, the record written) run
+# under valgrind's callgrind, and every function of the module that callgrind saw run is listed. As root, after
+# `make module` and `swift build -c release` of the products localauth-bench and localauthctl.
+# scripts/module-anatomy.py ELF --executed OUT sums them per component; `scripts/module-hot-path.sh module.order`
+# refreshes the list the module's link lays out first (Makefile).
 set -eu
 out=${1:?usage: module-hot-path.sh OUT}
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -53,7 +54,7 @@ for profile in profiles:
             current = objects.get(number)
         elif kind == "fn" and current == module:
             ran.add(names.get(number))
-for name in sorted(n for n in ran if n):
+for name in sorted(n for n in ran if n and not n.startswith("0x")):  # 0x...: code without a symbol (PLT)
     print(name)
 PY
 echo "$(wc -l < "$out") functions of the module ran in $(ls "$work"/cg/out.* | wc -l) simulated-finger authentications: $out"
