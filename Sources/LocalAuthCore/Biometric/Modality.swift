@@ -71,7 +71,10 @@ public enum Modality: String, Sendable, CaseIterable {
 
   /// Parses `touchid`, `faceid` (any case) or the raw names.
   public init?(name: String) {
-    switch name.lowercased() {
+    // ASCII case folding gives what lowercased() gives for these names (no other character lowercases to one of
+    // their letters) and keeps the standard library's Unicode case tables out of the Embedded module.
+    let folded = name.utf8.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }
+    switch String(decoding: folded, as: UTF8.self) {
     case "touchid", "touch": self = .touchID
     case "faceid", "face": self = .faceID
     default: return nil
