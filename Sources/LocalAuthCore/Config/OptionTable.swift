@@ -136,7 +136,7 @@ extension OptionParser {
     .flag("parallel_passcode", set: { $0.evaluation.parallelPasscode = $1 }),
   ]
 
-  /// The keychain options (KeychainOptions.swift).
+  /// The keychain options (`KeychainOptions`).
   static let keychainTable: [OptionSpec] = [
     .value(
       "tpm", expected: "a tpm2-tss TCTI (device:/dev/tpmrm0, swtpm:host=…,port=…) or none",
