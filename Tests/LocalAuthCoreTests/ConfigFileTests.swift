@@ -101,4 +101,42 @@ struct ConfigFileTests {
       try Self.parse(file: "", ["nodelay=2"])
     }
   }
+
+  @Test("every path option takes an absolute path under 512 bytes, and names the same expectation")
+  func pathOptionsShareOneRule() throws {
+    let fine = "/" + String(repeating: "p", count: 510)
+    for key in ["state_dir", "runtime_dir", "helper", "fprint_dir"] {
+      #expect(try Self.parse(file: "", ["\(key)=\(fine)"]).warnings.isEmpty)
+      for bad in ["var/lib", "", fine + "p"] {
+        #expect(throws: ConfigError.invalid(key: key, value: bad, expected: "an absolute path")) {
+          try Self.parse(file: "", ["\(key)=\(bad)"])
+        }
+      }
+    }
+    let options = try Self.parse(file: "fprint_dir = /f\nhelper = /h\n", ["state_dir=/s", "runtime_dir=/r"]).options
+    #expect([options.stateDirectory, options.runtimeDirectory, options.helperPath, options.fprintDirectory] == ["/s", "/r", "/h", "/f"])
+  }
+
+  @Test("seconds, counts, yes-or-no and name lists keep their bounds and sentences")
+  func rowKindsKeepTheirBounds() throws {
+    let refused: [(String, String)] = [
+      ("reuse_duration=300.5", "seconds from 0 to 300"), ("event_expiry=inf", "seconds from 1 to 3600"),
+      ("idle_limit=-1", "seconds from 0 (off) to 31536000"), ("lockout_threshold=101", "a count from 1 to 100"),
+      ("hash_cost=0", "a yescrypt cost from 1 to 11"), ("keychain_max_bytes=65535", "a byte count from 65536 to 1073741824"),
+      ("passcode_after_reboot=maybe", "yes or no"), ("gui_services=a b", "PAM service names separated by commas"),
+      ("terminal_programs=x,,y", "program names separated by commas"), ("login_secret=any", "userPresence or biometryCurrentSet"),
+    ]
+    for (argument, expected) in refused {
+      let (key, value) = (String(argument.prefix { $0 != "=" }), String(argument.drop { $0 != "=" }.dropFirst()))
+      #expect(throws: ConfigError.invalid(key: key, value: value, expected: expected)) { try Self.parse(file: "", [argument]) }
+    }
+    let options = try Self.parse(file: "", [
+      "reuse_duration=300", "idle_limit=0", "lockout_threshold=100", "hash_cost=11", "keychain_max_bytes=65536",
+      "passcode_after_reboot=no", "gui_services=", "unlock_services=a,b", "capture_authtok", "release_authtok=off",
+    ]).options
+    #expect(options.reuseDuration == 300 && options.evaluation.idleLimit == 0 && options.evaluation.lockoutThreshold == 100)
+    #expect(options.evaluation.hasher == PasscodeHasher(cost: 11) && options.keychain.limits.maxBytes == 65536)
+    #expect(!options.evaluation.passcodeAfterReboot && options.guiServices.isEmpty && options.unlockServices == ["a", "b"])
+    #expect(options.keychain.captureAuthToken && !options.keychain.releaseAuthToken)
+  }
 }

@@ -185,8 +185,8 @@ struct IntentTests {
       userName: world.user.value, service: "sudo", tty: "/dev/pts/3", remoteHost: "",
       origin: RequestOrigin(service: "sudo", tty: "/dev/pts/3", requesterUID: 1000, requesterName: world.user.value, processID: pid),
       remoteVariables: [:])
-    authentication.processes = proc.system
-    authentication.remoteDetection = { _ in RemoteSession.Verdict(isRemote: false, reason: "a test") }
+    authentication.requests.processes = proc.system
+    authentication.requests.remoteDetection = { _ in RemoteSession.Verdict(isRemote: false, reason: "a test") }
     return try authentication.run(options: options, dependencies: world.dependencies, userExists: { _ in true })
   }
 
@@ -221,9 +221,9 @@ struct IntentTests {
       userName: world.user.value, service: "sudo", tty: "/dev/pts/3", remoteHost: "",
       origin: RequestOrigin(service: "sudo", tty: "/dev/pts/3", requesterUID: 1000, requesterName: world.user.value, processID: 200),
       remoteVariables: [:])
-    authentication.processes = Self.foregroundSudo().system
+    authentication.requests.processes = Self.foregroundSudo().system
     let reason = RemoteSession.missingLedger + " cannot tell whether login session 12 of uid 1000 was opened at the machine"
-    authentication.remoteDetection = { _ in RemoteSession.Verdict(isRemote: true, reason: reason) }
+    authentication.requests.remoteDetection = { _ in RemoteSession.Verdict(isRemote: true, reason: reason) }
     #expect(try authentication.run(options: options, dependencies: world.dependencies, userExists: { _ in true })
       == .evaluated(.success(.passcode)))
     #expect(world.sensor.pending.count == 1)

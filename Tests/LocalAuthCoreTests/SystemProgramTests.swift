@@ -180,9 +180,9 @@ struct SystemProgramTests {
       userName: world.user.value, service: caller.service, tty: caller.tty, remoteHost: "",
       origin: RequestOrigin(service: caller.service, tty: caller.tty, requesterUID: 1000, requesterName: world.user.value, processID: 300),
       remoteVariables: [:])
-    authentication.processes = fake.system
+    authentication.requests.processes = fake.system
     authentication.namesCommand = false
-    authentication.remoteDetection = { _ in RemoteSession.Verdict(isRemote: false, reason: "a test") }
+    authentication.requests.remoteDetection = { _ in RemoteSession.Verdict(isRemote: false, reason: "a test") }
     return try authentication.run(options: options, dependencies: world.dependencies, userExists: { _ in true })
   }
 

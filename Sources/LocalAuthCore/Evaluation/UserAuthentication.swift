@@ -22,14 +22,12 @@ public struct UserAuthentication {
   public var origin: RequestOrigin
   /// The values of `RemoteSession.variables` the caller has; they can only make the session remote.
   public var remoteVariables: [String: String]
-  /// The /proc reads of the intent check and of the approved command (tests feed fake files).
-  public var processes: RequestVisibility.System = .live
+  /// The one seam to the system (the /proc reads, the remote-session decision) and the request's assembly.
+  public var requests = EvaluationRequestBuilder()
   /// True when the prompt may name the caller's command ("run `apt upgrade` as root (sudo)", `ApprovedCommand`):
   /// only in the module's own process, inside the real setuid su or sudo. localauth-helper sets it false: its
   /// caller's command line is the caller's word.
   public var namesCommand = true
-  /// The remote-session decision for a runtime folder; nil for the system's (`remoteSession(runtimeRoot:)`).
-  public var remoteDetection: ((_ runtimeRoot: String) -> RemoteSession.Verdict)?
 
   /// Describes one authentication.
   public init(
@@ -76,35 +74,26 @@ public struct UserAuthentication {
       }
       return .doesNotApply(featureNotEnabled: options.feature != nil)
     }
-    let session = remoteDetection?(options.runtimeRoot) ?? remoteSession(runtimeRoot: options.runtimeRoot)
+    let session = remoteSession(runtimeRoot: options.runtimeRoot)
     if session.missingLedger {
       log.log(.notice, "No finger is asked of user \(user): \(session.reason).")
     } else if session.isRemote {
       log.log(.debug, "Remote session for user \(user) (\(session.reason)): biometry is not offered.")
     }
-    // docs/RULES.md, "Intent": the prompt names what the finger approves, and a request the person at the machine
-    // cannot see gets no finger.
+    // docs/RULES.md, "Intent": the prompt names what the finger approves.
     var origin = self.origin
-    if namesCommand, let cmdline = processes.read("/proc/\(origin.processID)/cmdline", 1 << 17),
-      let phrase = ApprovedCommand.phrase(cmdline: cmdline, service: service)
-    {
+    if namesCommand, let phrase = requests.approval(of: origin.processID, service: service) {
       origin.approval = phrase
     }
-    let hidden = RequestVisibility.isHidden(
-      {
-        RequestVisibility.Input(
-          service: service, processID: origin.processID, guiServices: options.guiServices,
-          terminalPrograms: options.terminalPrograms)
-      },
-      user: user, subject: "service \(RequestOrigin.token(service))", remote: session.isRemote,
-      sensorPresent: dependencies.sensor.modality != nil, system: processes, log: log)
-    var request = EvaluationRequest(
-      user: user, policy: options.policy,
+    let requester = EvaluationRequestBuilder.Requester(
+      user: user, origin: origin, service: service, subject: "service \(RequestOrigin.token(service))",
+      purpose: .pam(service: service, unlockServices: options.unlockServices), guiServices: { options.guiServices })
+    var request = requests.request(
+      for: requester, policy: options.policy,
       reason: origin.approval.isEmpty ? options.reason ?? "authenticate for \(service)" : origin.approval,
       fallbackTitle: options.fallbackTitle, reuseDuration: options.reuseDuration, interactionAllowed: true,
-      remote: session.isRemote, origin: origin)
-    request.hidden = hidden
-    request.purpose = ReusePurpose.pam(service: service, unlockServices: options.unlockServices)
+      session: session, terminalPrograms: options.terminalPrograms, sensorPresent: dependencies.sensor.modality != nil,
+      log: log)
     request.confirm = options.confirm
     request.passcodeCapture = passcodeCapture
     return .evaluated(try evaluator.evaluate(request, loaded: record))
@@ -115,8 +104,8 @@ public struct UserAuthentication {
   /// it remote).
   public func remoteSession(runtimeRoot: String) -> RemoteSession.Verdict {
     // The origin read this process's audit session a moment ago; the helper's origin names its caller instead.
-    RemoteSession.detectCurrent(
-      remoteHost: remoteHost, tty: tty, environment: { remoteVariables[$0] }, runtimeRoot: runtimeRoot,
+    requests.remoteSession(
+      remoteHost: remoteHost, tty: tty, environment: remoteVariables, runtimeRoot: runtimeRoot,
       loginSession: origin.processID == Syscalls.processID ? origin.loginSession : nil)
   }
 }

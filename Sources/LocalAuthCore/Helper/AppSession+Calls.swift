@@ -7,7 +7,7 @@ extension AppSession {
   }
 
   /// The evaluation request of a call: its reason, titles, reuse and interaction, for this session's user, from
-  /// this app (its executable, pid and terminal), remote as the session is.
+  /// this app (its executable, pid and terminal), remote as the session is (`EvaluationRequestBuilder`).
   func request(_ fields: AppFields, policy: AuthPolicy, defaultReason: String = "") throws(LocalAuthError) -> EvaluationRequest {
     let reason = try wire { () throws(HelperProtocolError) in try fields.text(AppCall.Key.reason) } ?? defaultReason
     guard !reason.isEmpty else { throw .usage(.emptyReason) }
@@ -15,28 +15,21 @@ extension AppSession {
     let (interactionNotAllowed, ownInterface) = try wire { () throws(HelperProtocolError) in
       (try fields.flag(AppCall.Key.interactionNotAllowed), try fields.flag(AppCall.Key.ownInterface))
     }
-    let remote = remoteSession()
-    let origin = RequestOrigin.current(service: application, tty: terminal, processID: callerPID)
-    var request = EvaluationRequest(
-      user: user, policy: policy, reason: reason,
-      fallbackTitle: try wire { () throws(HelperProtocolError) in try fields.text(AppCall.Key.fallbackTitle) },
-      cancelTitle: try wire { () throws(HelperProtocolError) in try fields.text(AppCall.Key.cancelTitle) },
-      reuseDuration: min(Double(reuse), EvaluationRequest.maximumReuseDuration, options.evaluation.reuseLimit), interactionAllowed: !interactionNotAllowed, remote: remote.isRemote,
-      cancellation: hangUp, origin: origin)
-    // Rule 7: an app's match serves nothing else, and it may reuse only a session unlock.
-    request.purpose = .app(processID: callerPID)
-    // docs/RULES.md, "Intent": an app's request gets the finger when its process is in the foreground of its
-    // terminal, or when it shows the request itself (its own prompter, as a GUI app does). The check runs
-    // whether interaction is allowed or not: a reuse needs a visible request too.
-    request.hidden = RequestVisibility.isHidden(
-      {
-        RequestVisibility.Input(
-          service: application, processID: callerPID, guiServices: ownInterface ? ownDialogServices() : [],
-          terminalPrograms: options.terminalPrograms)
-      },
-      user: user, subject: "app \(application) (pid \(callerPID))", remote: remote.isRemote,
-      sensorPresent: dependencies.sensor.modality != nil, system: system, log: log)
-    return request
+    let (fallbackTitle, cancelTitle) = try wire { () throws(HelperProtocolError) in
+      (try fields.text(AppCall.Key.fallbackTitle), try fields.text(AppCall.Key.cancelTitle))
+    }
+    // Rule 7: an app's match serves nothing else, and it may reuse only a session unlock. docs/RULES.md, "Intent":
+    // an app's request gets the finger when its process is in the foreground of its terminal, or when it shows the
+    // request itself (its own prompter, as a GUI app does).
+    let requester = EvaluationRequestBuilder.Requester(
+      user: user, origin: RequestOrigin.current(service: application, tty: terminal, processID: callerPID),
+      service: application, subject: "app \(application) (pid \(callerPID))", purpose: .app(processID: callerPID),
+      guiServices: { ownInterface ? self.ownDialogServices() : [] })
+    return requests.request(
+      for: requester, policy: policy, reason: reason, fallbackTitle: fallbackTitle, cancelTitle: cancelTitle,
+      reuseDuration: min(Double(reuse), EvaluationRequest.maximumReuseDuration, options.evaluation.reuseLimit),
+      interactionAllowed: !interactionNotAllowed, session: remoteSession(), cancellation: hangUp,
+      terminalPrograms: options.terminalPrograms, sensorPresent: dependencies.sensor.modality != nil, log: log)
   }
 
   /// The services whose request counts as shown by the app's own dialog: the app's name when its executable is a
@@ -56,10 +49,8 @@ extension AppSession {
   /// Whether the app runs in a remote session: its terminal's utmp record, the login session and the ledger, the
   /// ancestry, and its SSH_* variables as the kernel kept them (/proc/PID/environ), which can only make it remote.
   func remoteSession() -> RemoteSession.Verdict {
-    let environment = AppSession.environment(callerPID, system)
-    return RemoteSession.detectCurrent(
-      remoteHost: "", tty: terminal, environment: { environment[$0] }, runtimeRoot: options.runtimeRoot,
-      loginSession: nil)
+    requests.remoteSession(
+      tty: terminal, environment: requests.environment(of: callerPID), runtimeRoot: options.runtimeRoot, loginSession: nil)
   }
 
   /// A keychain call, on this session's authorization.
@@ -135,19 +126,6 @@ extension AppSession {
     guard let path = Syscalls.linkTarget("/proc/\(pid)/exe", capacity: 4095) else { return "app" }
     let name = path.utf8.split(separator: UInt8(ascii: "/")).last.map { String(decoding: $0, as: UTF8.self) } ?? "app"
     return RequestOrigin.token(name)
-  }
-
-  /// The app's SSH_* variables from /proc/PID/environ (the environment it was started with).
-  static func environment(_ pid: Int32, _ system: RequestVisibility.System) -> [String: String] {
-    guard let bytes = system.read("/proc/\(pid)/environ", 1 << 17) else { return [:] }
-    var found: [String: String] = [:]
-    for entry in bytes.split(separator: 0) {
-      let text = String(decoding: entry, as: UTF8.self)
-      guard let equals = text.utf8.firstIndex(of: UInt8(ascii: "=")) else { continue }
-      let name = String(text[..<equals])
-      if RemoteSession.variables.contains(name) { found[name] = String(text[text.index(after: equals)...]) }
-    }
-    return found
   }
 }
 

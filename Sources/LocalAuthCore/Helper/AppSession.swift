@@ -16,7 +16,11 @@ public final class AppSession {
   let options: Options
   let dependencies: Dependencies
   let log: AuthLog
-  let system: RequestVisibility.System
+  /// The one seam to the system (the /proc reads, the remote-session decision) and the request's assembly, shared
+  /// with the module's path (`UserAuthentication`).
+  let requests: EvaluationRequestBuilder
+  /// The /proc reads that name the app and decide its requests' visibility.
+  var system: RequestVisibility.System { requests.processes }
   /// The app's executable (the basename of /proc/PID/exe), named on the prompt and by `localauthctl prompts`.
   let application: String
   /// The app's controlling terminal ("/dev/pts/3"), or "".
@@ -38,7 +42,7 @@ public final class AppSession {
     self.callerPID = callerPID
     self.options = options
     self.log = log
-    self.system = system
+    requests = EvaluationRequestBuilder(processes: system)
     prompter = ChannelPrompter(channel: channel)
     var dependencies = build(options, prompter, log)
     dependencies.sensor = HangUpSensor(dependencies.sensor, channel: channel, flag: hangUp, clock: dependencies.clock)

@@ -108,7 +108,7 @@ public struct HelperService {
     var authentication = UserAuthentication(
       userName: realUserName, service: caller.service, tty: caller.tty, remoteHost: hello.remoteHost, origin: origin,
       remoteVariables: hello.remoteVariables)
-    authentication.processes = processes
+    authentication.requests.processes = processes
     authentication.namesCommand = false
     do {
       return .decided(try authentication.run(options: options, dependencies: dependencies, userExists: userExists))

@@ -1,0 +1,105 @@
+/// The one assembly of an evaluation request, for the module's PAM conversations (`UserAuthentication`, in the
+/// module or in the helper's PAM mode) and the helper's apps (`Helper/AppSession`), and their one seam to the
+/// system: the /proc reads and the remote-session decision (tests feed fake files and verdicts).
+///
+/// Each path says who asks (`Requester`) and what the caller gave (reason, titles, reuse, interaction); the builder
+/// adds what the rules decide: whether the session is remote (docs/RULES.md, rule 6), whether the person at the
+/// machine can see the request ("Intent", with the one notice when not), and the reuse purpose (rule 7).
+public struct EvaluationRequestBuilder {
+  /// The /proc reads of the intent check, the approved command and an app's environment.
+  public var processes: RequestVisibility.System
+  /// The remote-session decision for a runtime folder; nil for the system's (`remoteSession`).
+  public var remoteDetection: ((_ runtimeRoot: String) -> RemoteSession.Verdict)?
+
+  /// A builder on `processes` (the running system by default) with the system's remote-session decision.
+  public init(processes: RequestVisibility.System = .live) {
+    self.processes = processes
+  }
+
+  /// Who asks, as a request is built from it.
+  public struct Requester {
+    /// The user to authenticate.
+    public var user: UserName
+    /// Who asks and from where; its pid is the process whose visibility is checked.
+    public var origin: RequestOrigin
+    /// The name the visibility check goes by: the PAM service, or the app's executable.
+    public var service: String
+    /// The requester in the notice of a hidden request: "service sudo", "app la-app (pid 42)".
+    public var subject: String
+    /// What a match is made for and which matches the request may reuse (rule 7).
+    public var purpose: ReusePurpose
+    /// The services whose requests count as shown without a terminal (`gui_services=`, or an app's own dialog);
+    /// asked only when the visibility check runs.
+    public var guiServices: () -> [String]
+
+    /// Describes a requester.
+    public init(
+      user: UserName, origin: RequestOrigin, service: String, subject: String, purpose: ReusePurpose,
+      guiServices: @escaping () -> [String]
+    ) {
+      self.user = user
+      self.origin = origin
+      self.service = service
+      self.subject = subject
+      self.purpose = purpose
+      self.guiServices = guiServices
+    }
+  }
+
+  /// Whether the session is remote: `remoteDetection`, else the system's decision from PAM_RHOST (`remoteHost`),
+  /// the terminal's utmp record, this process's login session (`loginSession` when already read), the ledger in
+  /// `runtimeRoot`, logind, the ancestry, and the caller's SSH_* variables, which can only make it remote.
+  public func remoteSession(
+    remoteHost: String = "", tty: String, environment: [String: String], runtimeRoot: String, loginSession: String?
+  ) -> RemoteSession.Verdict {
+    if let remoteDetection { return remoteDetection(runtimeRoot) }
+    return RemoteSession.detectCurrent(
+      remoteHost: remoteHost, tty: tty, environment: { environment[$0] }, runtimeRoot: runtimeRoot,
+      loginSession: loginSession)
+  }
+
+  /// The SSH_* variables (`RemoteSession.variables`) a process was started with, from /proc/PID/environ.
+  public func environment(of pid: Int32) -> [String: String] {
+    guard let bytes = processes.read("/proc/\(pid)/environ", 1 << 17) else { return [:] }
+    var found: [String: String] = [:]
+    for entry in bytes.split(separator: 0) {
+      let text = String(decoding: entry, as: UTF8.self)
+      guard let equals = text.utf8.firstIndex(of: UInt8(ascii: "=")) else { continue }
+      let name = String(text[..<equals])
+      if RemoteSession.variables.contains(name) { found[name] = String(text[text.index(after: equals)...]) }
+    }
+    return found
+  }
+
+  /// What the finger approves when `pid` runs the real su or sudo (`ApprovedCommand`), from its command line.
+  public func approval(of pid: Int32, service: String) -> String? {
+    guard let cmdline = processes.read("/proc/\(pid)/cmdline", 1 << 17) else { return nil }
+    return ApprovedCommand.phrase(cmdline: cmdline, service: service)
+  }
+
+  /// The request of `requester`, remote as `session` says; hidden (no finger, no reuse) when the person at the
+  /// machine cannot see it, with one notice (`RequestVisibility.isHidden`).
+  public func request(
+    for requester: Requester, policy: AuthPolicy, reason: String, fallbackTitle: String?, cancelTitle: String? = nil,
+    reuseDuration: Double, interactionAllowed: Bool, session: RemoteSession.Verdict,
+    cancellation: CancellationFlag? = nil, terminalPrograms: [String], sensorPresent: Bool, log: AuthLog
+  ) -> EvaluationRequest {
+    // docs/RULES.md, "Intent": a request the person at the machine cannot see gets no finger. The check runs
+    // whether interaction is allowed or not: a reuse needs a visible request too.
+    let hidden = RequestVisibility.isHidden(
+      {
+        RequestVisibility.Input(
+          service: requester.service, processID: requester.origin.processID, guiServices: requester.guiServices(),
+          terminalPrograms: terminalPrograms)
+      },
+      user: requester.user, subject: requester.subject, remote: session.isRemote, sensorPresent: sensorPresent,
+      system: processes, log: log)
+    var request = EvaluationRequest(
+      user: requester.user, policy: policy, reason: reason, fallbackTitle: fallbackTitle, cancelTitle: cancelTitle,
+      reuseDuration: reuseDuration, interactionAllowed: interactionAllowed, remote: session.isRemote,
+      cancellation: cancellation, origin: requester.origin)
+    request.hidden = hidden
+    request.purpose = requester.purpose
+    return request
+  }
+}
