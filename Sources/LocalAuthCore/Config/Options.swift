@@ -270,7 +270,7 @@ public enum OptionParser {
       $0.fallbackTitle = $1
       return true
     },
-    OptionSpec(key: "reuse_duration", takesValue: true, expected: "seconds from 0 to 300") {
+    OptionSpec(key: "reuse_duration", takesValue: true, expected: "seconds from 0 to \(Int(EvaluationRequest.maximumReuseDuration))") {
       guard let s = seconds($1, in: 0...EvaluationRequest.maximumReuseDuration) else { return false }
       $0.reuseDuration = s
       return true
