@@ -175,11 +175,8 @@ public final class BiometricAuthenticationFacade: @unchecked Sendable {
   }
 
   private func featureThroughHelper(_ feature: String, enable: Bool?, _ context: LAContext) throws -> Bool {
-    var fields = AppFields()
-    fields.set(AppCall.Key.feature, text: feature)
-    if let enable { fields.set(AppCall.Key.enable, byte: enable ? 1 : 0) }
-    let answer = try context.helperCall(AppCall(.feature, fields))
+    let answer = try context.helperCall(FeatureRequest(name: feature, enable: enable).encode())
     guard case .done(let values) = answer.reply else { throw context.helperError(answer.reply, recorder: nil) }
-    return (try? values.flag(AppReply.Key.enabled)) ?? false
+    return FeatureReply(decoding: values).enabled
   }
 }

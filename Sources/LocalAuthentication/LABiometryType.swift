@@ -22,5 +22,6 @@ public enum LABiometryType: Int, Sendable, Hashable {
   }
 }
 
-/// The longest reuse window a context honours, in seconds (Apple: 300).
-public let LATouchIDAuthenticationMaximumAllowableReuseDuration: TimeInterval = 300
+/// The longest reuse window a context honours, in seconds (Apple: 300): the core's one cap, which the helper and the
+/// PAM module apply too (`EvaluationRequest.maximumReuseDuration`).
+public let LATouchIDAuthenticationMaximumAllowableReuseDuration: TimeInterval = EvaluationRequest.maximumReuseDuration

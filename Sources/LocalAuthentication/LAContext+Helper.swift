@@ -4,21 +4,19 @@ import LocalAuthCore
 /// A context in a process that is not root's: every call goes to its `HelperSession`, which evaluates on the
 /// privileged side under the same rules as the PAM module (docs/HELPER.md, "Apps").
 extension LAContext {
-  /// The fields every prompting call carries: the reason, the titles, the reuse duration and how the app may
+  /// The prompt every prompting call carries: the reason, the titles, the reuse duration and how the app may
   /// interact. The app never names a user, a state folder or a configuration: the helper takes those itself.
-  func promptFields(reason: String, target: DialogTarget) -> AppFields {
+  func prompt(reason: String?, target: DialogTarget) -> AppPrompt {
     let snapshot = withState { $0 }
-    var fields = AppFields()
-    fields.set(AppCall.Key.reason, text: String(decoding: Array(reason.utf8.prefix(AppCall.textLimit)), as: UTF8.self))
-    fields.set(AppCall.Key.fallbackTitle, optionalText: snapshot.fallbackTitle.map { Self.clipped($0, AppCall.titleLimit) })
-    fields.set(AppCall.Key.cancelTitle, optionalText: snapshot.cancelTitle.map { Self.clipped($0, AppCall.titleLimit) })
     let reuse = snapshot.reuseDuration.isFinite
       ? Int(max(0, min(snapshot.reuseDuration, EvaluationRequest.maximumReuseDuration))) : 0
-    if reuse > 0 { fields.set(AppCall.Key.reuseSeconds, integer: UInt16(reuse)) }
     let noDialog = if case .none = target { true } else { false }
-    fields.set(AppCall.Key.interactionNotAllowed, flag: snapshot.interactionNotAllowed || noDialog)
-    fields.set(AppCall.Key.ownInterface, flag: { if case .prompter = target { true } else { false } }())
-    return fields
+    return AppPrompt(
+      reason: reason.map { Self.clipped($0, AppCall.textLimit) },
+      fallbackTitle: snapshot.fallbackTitle.map { Self.clipped($0, AppCall.titleLimit) },
+      cancelTitle: snapshot.cancelTitle.map { Self.clipped($0, AppCall.titleLimit) }, reuseSeconds: UInt16(reuse),
+      interactionNotAllowed: snapshot.interactionNotAllowed || noDialog,
+      ownInterface: { if case .prompter = target { true } else { false } }())
   }
 
   /// Text cut to `limit` bytes on a character boundary, without control characters.
@@ -36,9 +34,7 @@ extension LAContext {
     guard !reason.isEmpty else { return .refuse(UsageError.emptyReason) }
     guard !withState({ $0.invalidated }) else { return .refuse(LAError(.invalidContext)) }
     let target = DialogTarget.resolve(withState { $0.prompter })
-    var fields = promptFields(reason: Self.clipped(reason, AppCall.textLimit), target: target)
-    fields.set(AppCall.Key.policy, byte: UInt8(policy.rawValue))
-    return .helper(AppCall(.evaluate, fields), target)
+    return .helper(EvaluateRequest(policy: policy.corePolicy, prompt: prompt(reason: reason, target: target)).encode(), target)
   }
 
   /// Runs an evaluation through the helper and keeps what it captured (the domain state).
@@ -49,8 +45,9 @@ extension LAContext {
       let answer = try helper.call(call, prompter: recorder)
       switch answer.reply {
       case .evaluation(.success, let fields):
-        if (try? fields.flag(AppReply.Key.captured)) == true {
-          let state = domainStateData(try? fields.text(AppReply.Key.domainState))
+        let reply = EvaluationReply(decoding: fields)
+        if reply.captured {
+          let state = domainStateData(reply.domainState)
           withState { $0.evaluatedDomainState = state }
         }
         return (true, nil)
@@ -69,17 +66,15 @@ extension LAContext {
   func helperPreflight(_ policy: LAPolicy) -> LAError? {
     guard let helper else { return LAError(.invalidContext) }
     if withState({ $0.invalidated }) { return LAError(.invalidContext) }
-    var fields = AppFields()
-    fields.set(AppCall.Key.policy, byte: UInt8(policy.rawValue))
     do {
-      let answer = try helper.call(AppCall(.canEvaluate, fields), prompter: TerminalPrompter())
+      let answer = try helper.call(CanEvaluateRequest(policy: policy.corePolicy).encode(), prompter: TerminalPrompter())
       switch answer.reply {
       case .done(let values), .refused(_, let values):
-        let raw = (try? values.byte(AppReply.Key.biometryType)).flatMap { $0 } ?? 0
-        withState { $0.biometryType = LABiometryType(rawValue: Int(raw)) ?? .none }
+        let reply = AppBiometryReply(decoding: values)
+        withState { $0.biometryType = LABiometryType(rawValue: Int(reply.biometryType)) ?? .none }
         if case .refused(let code, _) = answer.reply { return LAError(code) }
         if policy == .deviceOwnerAuthenticationWithBiometrics {
-          let state = domainStateData(try? values.text(AppReply.Key.domainState))
+          let state = domainStateData(reply.domainState)
           withState { $0.evaluatedDomainState = state }
         }
         return nil
@@ -96,10 +91,9 @@ extension LAContext {
     guard let helper, let answer = try? helper.call(AppCall(.domainState), prompter: TerminalPrompter()),
       case .done(let values) = answer.reply
     else { return none }
-    let raw = (try? values.byte(AppReply.Key.biometryType)).flatMap { $0 } ?? 0
-    let type = LABiometryType(rawValue: Int(raw)) ?? .none
-    return LADomainState(
-      biometry: LADomainStateBiometry(biometryType: type, stateHash: domainStateData(try? values.text(AppReply.Key.domainState))))
+    let reply = AppBiometryReply(decoding: values)
+    let type = LABiometryType(rawValue: Int(reply.biometryType)) ?? .none
+    return LADomainState(biometry: LADomainStateBiometry(biometryType: type, stateHash: domainStateData(reply.domainState)))
   }
 
   /// A call that needs no dialog (endReuseWindow, the application password, the facade's flags).
@@ -111,21 +105,19 @@ extension LAContext {
   /// True when this context's calls go to localauth-helper (the process is not root's).
   package var evaluatesThroughHelper: Bool { helper != nil }
 
-  /// A keychain call through the helper: `fields` plus the context's reason (or `reason`), titles and
-  /// interaction; the dialog goes where an evaluation's would. A Cancel typed at the app's side is
+  /// A keychain call through the helper: `build` makes the call from the context's prompt (its reason or `reason`,
+  /// titles and interaction); the dialog goes where an evaluation's would. A Cancel typed at the app's side is
   /// `userCanceled`, as in-process.
   package func keychainCall(
-    _ operation: AppCall.Operation, _ fields: AppFields, reason: String?
+    reason: String?, _ build: (AppPrompt) -> AppCall
   ) throws(LocalAuthError) -> HelperSession.Answer {
     guard let helper, !withState({ $0.invalidated }) else { throw .keychain(.notAvailable("the context was invalidated")) }
     let target = DialogTarget.resolve(withState { $0.prompter })
     let text = reason.flatMap { $0.isEmpty ? nil : $0 } ?? withState { $0.reason }
-    var all = operation == .keychainDelete ? AppFields() : promptFields(reason: Self.clipped(text, AppCall.textLimit), target: target)
-    if text.isEmpty { all = all.removing(AppCall.Key.reason) }
-    for (key, value) in fields.entries { all.set(key, value) }
+    let call = build(prompt(reason: text.isEmpty ? nil : text, target: target))
     let recorder = RecordingPrompter(target.authPrompter)
     let answer: HelperSession.Answer
-    do { answer = try helper.call(AppCall(operation, all), prompter: recorder) } catch {
+    do { answer = try helper.call(call, prompter: recorder) } catch {
       if case .prompt(.interrupted)? = recorder.failure { throw .keychain(.userCanceled) }
       throw error
     }

@@ -15,9 +15,8 @@ extension LAContext {
     if evaluatesThroughHelper {
       // The password goes to the helper's session, which holds it for this context's keychain calls.
       guard credential.map({ $0.count <= SecretBytes.maximumLength }) ?? true else { return false }
-      var fields = AppFields()
-      if let credential { fields.set(AppCall.Key.password, Array(credential)) }
-      guard let answer = try? helperCall(AppCall(.setApplicationPassword, fields)), case .done = answer.reply else {
+      let call = ApplicationPasswordRequest(password: credential.map { Array($0) }).encode()
+      guard let answer = try? helperCall(call), case .done = answer.reply else {
         return false
       }
       withState { $0.credentialSet = credential != nil }

@@ -6,23 +6,8 @@ import LocalAuthCore
 /// or a test configuration). Either way the core's `RightStore` serves them, on what the context's evaluations
 /// established, and never prompts (docs/KEYCHAIN.md, "Persisted rights").
 extension LAContext {
-  /// One right call.
-  enum RightRequest: Sendable {
-    /// Saves a right: identifier, requirement, secret.
-    case save(String, RightRequirement, [UInt8]?)
-    /// Fetches a right.
-    case fetch(String)
-    /// Removes a right.
-    case remove(String)
-    /// Removes every right of the user.
-    case removeAll
-    /// Reads a right's secret.
-    case secret(String)
-    /// Signs with a right's private key.
-    case sign(String, RightKeyAlgorithm, [UInt8])
-    /// Derives a shared secret from a right's private key and a peer's public key.
-    case exchange(String, [UInt8])
-  }
+  /// One right call: the core's typed request, run in-process or sent to the helper as it is.
+  typealias RightRequest = AppRightRequest
 
   /// What a right call returned.
   enum RightAnswer: Sendable {
@@ -70,78 +55,28 @@ extension LAContext {
 
   private func rightCallThroughHelper(_ request: RightRequest) throws -> RightAnswer {
     guard !withState({ $0.invalidated }) else { throw LAError(.invalidContext) }
-    var fields = AppFields()
-    let operation: AppCall.Operation
-    let identifier: String
-    switch request {
-    case .save(let name, let requirement, let secret):
-      (operation, identifier) = (.rightSave, name)
-      fields.set(AppCall.Key.requirement, byte: requirement.rawValue)
-      if let secret { fields.set(AppCall.Key.secret, secret) }
-    case .fetch(let name): (operation, identifier) = (.rightFetch, name)
-    case .remove(let name): (operation, identifier) = (.rightRemove, name)
-    case .removeAll: (operation, identifier) = (.rightRemoveAll, "")
-    case .secret(let name): (operation, identifier) = (.rightSecret, name)
-    case .sign(let name, let algorithm, let data):
-      (operation, identifier) = (.rightSign, name)
-      fields.set(AppCall.Key.algorithm, byte: algorithm.rawValue)
-      fields.set(AppCall.Key.data, data)
-    case .exchange(let name, let peer):
-      (operation, identifier) = (.rightExchange, name)
-      fields.set(AppCall.Key.peerKey, peer)
-    }
-    if operation != .rightRemoveAll {
-      // The helper refuses these as malformed; here they are the caller's errSecParam.
-      try Keychain.checkRightFields(identifier: identifier, fields: fields)
-      fields.set(AppCall.Key.identifier, text: identifier)
-    }
-    let answer = try helperCall(AppCall(operation, fields))
+    // The helper refuses these as malformed; here they are the caller's errSecParam.
+    do throws(KeychainError) { try request.check() } catch { throw LocalAuthError.keychain(error) }
+    let answer = try helperCall(request.encode())
     switch answer.reply {
     case .done(let values):
       switch request {
-      case .save, .fetch: return .right(try Self.right(identifier, values))
+      case .save, .fetch:
+        do throws(HelperProtocolError) { return .right(try PersistedRight(identifier: request.identifier, decoding: values)) } catch {
+          throw LAError(.systemCancel, userInfo: [NSDebugDescriptionErrorKey: "localauth-helper described the right badly"])
+        }
       case .secret:
         guard let data = answer.items.first?.fields.bytes(AppCall.Key.data) else { throw LocalAuthError.keychain(.itemNotFound) }
         return .bytes(data)
       case .sign, .exchange:
-        guard let output = values.bytes(AppReply.Key.output) else {
+        guard let reply = RightOutputReply(decoding: values) else {
           throw LAError(.systemCancel, userInfo: [NSDebugDescriptionErrorKey: "localauth-helper sent no result"])
         }
-        return .bytes(output)
+        return .bytes(reply.output)
       case .remove, .removeAll: return .done
       }
     case .keychain(let error): throw LocalAuthError.keychain(error)
     default: throw helperError(answer.reply, recorder: nil)
-    }
-  }
-
-  /// A stored right as the helper described it.
-  private static func right(_ identifier: String, _ values: AppFields) throws -> PersistedRight {
-    guard let raw = try values.byte(AppReply.Key.requirement), let requirement = RightRequirement(rawValue: raw),
-      let publicKey = values.bytes(AppReply.Key.publicKey), publicKey.count == P256.publicKeyLength
-    else { throw LAError(.systemCancel, userInfo: [NSDebugDescriptionErrorKey: "localauth-helper described the right badly"]) }
-    return PersistedRight(
-      identifier: identifier, requirement: requirement, publicKey: publicKey,
-      domainState: try values.text(AppReply.Key.domainState), hasSecret: try values.flag(AppReply.Key.hasSecret))
-  }
-}
-
-extension Keychain {
-  /// The client's checks of a right call's fields against the protocol's limits (errSecParam when over).
-  static func checkRightFields(identifier: String, fields: AppFields) throws {
-    do throws(KeychainError) {
-      try RightStore.check(identifier: identifier)
-    } catch {
-      throw LocalAuthError.keychain(error)
-    }
-    if let secret = fields.bytes(AppCall.Key.secret), secret.count > KeychainItem.maximumDataSize {
-      throw LocalAuthError.keychain(.parameter("the secret is larger than 16 KiB"))
-    }
-    if let data = fields.bytes(AppCall.Key.data), data.count > RightStore.maximumMessageSize {
-      throw LocalAuthError.keychain(.parameter("the data to sign is larger than 16 KiB"))
-    }
-    if let peer = fields.bytes(AppCall.Key.peerKey), peer.count != P256.publicKeyLength {
-      throw LocalAuthError.keychain(.parameter("the peer's public key must be an uncompressed P-256 point (65 bytes)"))
     }
   }
 }

@@ -6,23 +6,6 @@ import LocalAuthentication
 /// privileged side (localauth-helper, through the context's session); the data comes back only after the item's
 /// access control is satisfied, and only to this process (docs/KEYCHAIN.md, "Apps run by ordinary users").
 extension KeychainCall {
-  /// A query as call fields.
-  func queryFields(_ query: Keychain.Query) -> AppFields {
-    var fields = AppFields()
-    fields.set(AppCall.Key.service, optionalText: query.service)
-    fields.set(AppCall.Key.account, optionalText: query.account)
-    fields.set(AppCall.Key.label, optionalText: query.label)
-    fields.set(AppCall.Key.accessGroup, optionalText: query.accessGroup)
-    fields.set(AppCall.Key.itemClass, optionalText: query.itemClass?.rawValue)
-    if !query.attributes.isEmpty { fields.set(AppCall.Key.attributes, query.attributes.encode()) }
-    fields.set(AppCall.Key.caseInsensitive, flag: query.caseInsensitive)
-    if let id = query.id, let itemClass = query.itemClass {
-      // A reference to another class names no item; sent as one that matches nothing.
-      fields.set(AppCall.Key.reference, Array(itemClass.rawValue.utf8) + (hexDecode(id) ?? [UInt8](repeating: 0, count: 16)))
-    }
-    return fields
-  }
-
   /// Every text attribute must fit the protocol, and the attribute lists their limit; a longer one is errSecParam
   /// (as an invalid attribute is).
   func checkTexts(_ lists: [KeychainAttributes] = []) throws(LocalAuthError) {
@@ -47,11 +30,9 @@ extension KeychainCall {
       accessGroup: string(kSecAttrAccessGroup))
     query.itemClass = itemClass
     query.attributes = stored
-    var fields = queryFields(query)
-    fields.set(AppCall.Key.accessibility, text: accessibility.rawValue)
-    if let flags { fields.set(AppCall.Key.accessFlags, integer: UInt64(flags.rawValue)) }
-    fields.set(AppCall.Key.data, Array(data))
-    let answer = try context.keychainCall(.keychainAdd, fields, reason: string(kSecUseOperationPrompt))
+    let answer = try context.keychainCall(reason: string(kSecUseOperationPrompt)) {
+      KeychainAddRequest(query: query, prompt: $0, accessibility: accessibility, flags: flags, data: Array(data)).encode()
+    }
     guard let item = answer.items.first else { return [String: Any]() }
     let dictionary = attributes(of: item)
     let returns = [kSecReturnData, kSecReturnAttributes, kSecReturnPersistentRef].contains { flag($0) }
@@ -60,13 +41,13 @@ extension KeychainCall {
 
   func copyThroughHelper(_ query: Keychain.Query, all: Bool, ui: String) throws(LocalAuthError) -> AnyObject? {
     try checkTexts([query.attributes])
-    var fields = queryFields(query)
-    fields.set(AppCall.Key.returnData, flag: flag(kSecReturnData))
-    fields.set(AppCall.Key.returnAttributes, flag: flag(kSecReturnAttributes))
-    fields.set(AppCall.Key.matchAll, flag: all)
     let mode: AppInterfaceMode = ui == kSecUseAuthenticationUIFail ? .fail : ui == kSecUseAuthenticationUISkip ? .skip : .allow
-    fields.set(AppCall.Key.interface, byte: mode.rawValue)
-    let answer = try context.keychainCall(.keychainCopy, fields, reason: string(kSecUseOperationPrompt))
+    let (returnData, returnAttributes) = (flag(kSecReturnData), flag(kSecReturnAttributes))
+    let answer = try context.keychainCall(reason: string(kSecUseOperationPrompt)) {
+      KeychainCopyRequest(
+        query: query, prompt: $0, returnData: returnData, returnAttributes: returnAttributes, matchAll: all, mode: mode
+      ).encode()
+    }
     var values: [Any] = []
     for item in answer.items {
       let data = item.fields.bytes(AppCall.Key.data).map { Data($0) }
@@ -88,21 +69,14 @@ extension KeychainCall {
     if let data = changes.data, data.count > KeychainItem.maximumDataSize {
       throw .keychain(.parameter("the data is larger than 16 KiB"))
     }
-    var fields = queryFields(query)
-    if let data = changes.data { fields.set(AppCall.Key.newData, data) }
-    fields.set(AppCall.Key.newLabel, optionalText: changes.label)
-    fields.set(AppCall.Key.newService, optionalText: changes.service)
-    fields.set(AppCall.Key.newAccount, optionalText: changes.account)
-    fields.set(AppCall.Key.newAccessGroup, optionalText: changes.accessGroup)
-    if !changes.attributes.isEmpty { fields.set(AppCall.Key.newAttributes, changes.attributes.encode()) }
-    fields.set(AppCall.Key.newAccessibility, optionalText: changes.accessibility?.rawValue)
-    if let flags = changes.flags { fields.set(AppCall.Key.newAccessFlags, flags.map { WireIntegers.bytes(UInt64($0.rawValue)) } ?? []) }
-    _ = try context.keychainCall(.keychainUpdate, fields, reason: string(kSecUseOperationPrompt))
+    _ = try context.keychainCall(reason: string(kSecUseOperationPrompt)) {
+      KeychainUpdateRequest(query: query, prompt: $0, changes: changes).encode()
+    }
   }
 
   func deleteThroughHelper(_ query: Keychain.Query) throws(LocalAuthError) {
     try checkTexts([query.attributes])
-    _ = try context.keychainCall(.keychainDelete, queryFields(query), reason: nil)
+    _ = try context.keychainCall(reason: nil) { _ in KeychainDeleteRequest(query: query).encode() }
   }
 
   /// An item's persistent reference.

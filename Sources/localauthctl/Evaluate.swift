@@ -21,7 +21,8 @@ extension LocalAuthCtl {
     @Option(help: "The fallback button's title; empty hides it.") var fallbackTitle: String?
     @Option(help: ArgumentHelp("Seconds the sensor waits for each attempt (1-600).", valueName: "seconds"))
     var timeout: Double?
-    @Option(help: ArgumentHelp("Seconds a recent biometric match may be reused (0-300).", valueName: "seconds"))
+    @Option(help: ArgumentHelp(
+        "Seconds a recent biometric match may be reused (0-\(Int(EvaluationRequest.maximumReuseDuration))).", valueName: "seconds"))
     var reuseDuration: Double?
     @Flag(help: "Print the engine's log lines on standard error.") var verbose = false
 
@@ -30,7 +31,7 @@ extension LocalAuthCtl {
       if reason == "" { throw ValidationError("--reason must not be empty.") }
       if let timeout, !(1...600).contains(timeout) { throw ValidationError("--timeout must be from 1 to 600 seconds.") }
       if let reuseDuration, !(0...EvaluationRequest.maximumReuseDuration).contains(reuseDuration) {
-        throw ValidationError("--reuse-duration must be from 0 to 300 seconds.")
+        throw ValidationError("--reuse-duration must be from 0 to \(Int(EvaluationRequest.maximumReuseDuration)) seconds.")
       }
     }
 

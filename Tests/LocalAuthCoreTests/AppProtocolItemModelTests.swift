@@ -85,9 +85,9 @@ extension AppProtocolSessionTests {
     #expect(KeychainAttributes.decode(twice.encode()) == twice)
     var fields = AppFields()
     fields.set(Key.attributes, [4] + Array("zzzz".utf8) + [0x74, 0, 0])
-    #expect(throws: HelperProtocolError.self) { try fields.keychainQuery() }
+    #expect(throws: HelperProtocolError.self) { try Keychain.Query(decoding: fields) }
     var reference = AppFields()
     reference.set(Key.reference, [1, 2, 3])
-    #expect(throws: HelperProtocolError.self) { try reference.keychainQuery() }
+    #expect(throws: HelperProtocolError.self) { try Keychain.Query(decoding: reference) }
   }
 }

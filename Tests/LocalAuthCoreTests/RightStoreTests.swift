@@ -28,9 +28,9 @@ struct RightStoreTests {
       Self.call(.rightRemoveAll, []), Self.call(.rightSecret, [(AppCall.Key.identifier, name)]),
       Self.call(.rightSign, [(AppCall.Key.identifier, name), (AppCall.Key.algorithm, [1]), (AppCall.Key.data, Array(repeating: 7, count: 16 * 1024))]),
       Self.call(.rightExchange, [(AppCall.Key.identifier, name), (AppCall.Key.peerKey, [4] + Array(repeating: 1, count: 64))]),
-      .reply(.done(AppSession.fields(of: PersistedRight(
+      .reply(.done(PersistedRight(
         identifier: "x", requirement: .biometryCurrentSet, publicKey: [4] + Array(repeating: 9, count: 64),
-        domainState: String(repeating: "ab", count: 32), hasSecret: true)))),
+        domainState: String(repeating: "ab", count: 32), hasSecret: true).replyFields())),
       .reply(.done({ var fields = AppFields(); fields.set(AppReply.Key.output, Array(repeating: 0x30, count: 72)); return fields }())),
     ]
     for message in messages { #expect(try Self.roundTrip(message) == message) }

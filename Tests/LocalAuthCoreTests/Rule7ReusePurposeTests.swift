@@ -175,11 +175,8 @@ struct Rule7ReusePurposeTests {
       build: { _, prompter, log in
         Dependencies(clock: world.clock, store: world.store, sensor: world.sensor, prompter: prompter, log: log)
       })
-    var fields = AppFields()
-    fields.set(AppCall.Key.reason, text: "open your notes")
-    fields.set(AppCall.Key.reuseSeconds, [0x01, 0x2c])
-    fields.set(AppCall.Key.interactionNotAllowed, flag: true)
-    let request = try session.request(fields, policy: .deviceOwnerAuthentication)
+    let prompt = AppPrompt(reason: "open your notes", reuseSeconds: 300, interactionNotAllowed: true)
+    let request = try session.request(prompt, policy: .deviceOwnerAuthentication)
     #expect(!request.interactionAllowed)
     #expect(request.reuseDuration == 120)  // the app asked 300; reuse_duration caps it
     guard case .app = request.purpose else {

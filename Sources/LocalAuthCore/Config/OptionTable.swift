@@ -84,7 +84,7 @@ extension OptionParser {
     .value("reason", expected: "a non-empty text", parse: { $0.isEmpty ? nil : $0 }, set: { $0.reason = $1 }),
     .value("fallback_title", expected: "a text (empty hides the fallback)", parse: { $0 }, set: { $0.fallbackTitle = $1 }),
     .seconds(
-      "reuse_duration", in: 0...EvaluationRequest.maximumReuseDuration, expected: "seconds from 0 to 300",
+      "reuse_duration", in: 0...EvaluationRequest.maximumReuseDuration, expected: "seconds from 0 to \(Int(EvaluationRequest.maximumReuseDuration))",
       set: { $0.reuseDuration = $1 }),
     .seconds("timeout", in: 1...600, expected: "seconds from 1 to 600", set: { $0.evaluation.sensorTimeout = $1 }),
     .value(

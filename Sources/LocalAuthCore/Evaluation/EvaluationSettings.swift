@@ -84,7 +84,9 @@ public struct EvaluationRequest {
     self.cancellation = cancellation
   }
 
-  /// Apple's cap on the reuse window, LATouchIDAuthenticationMaximumAllowableReuseDuration.
+  /// Apple's cap on the reuse window in seconds, the one written in the tree: LocalAuthentication's public
+  /// LATouchIDAuthenticationMaximumAllowableReuseDuration, the helper's app calls, `reuse_duration=` and localauthctl
+  /// all take it from here.
   public static let maximumReuseDuration: Double = 300
 
   /// The fallback title shown, or nil when hidden.

@@ -1,7 +1,9 @@
 /// One request of an app to localauth-helper: an operation and its fields (docs/HELPER.md, "Apps").
 ///
-/// Which fields an operation takes is fixed here, with each field's limit; nothing names a user, a state folder
-/// or a configuration: the helper takes the user from its real uid and everything else from the system.
+/// Which fields an operation takes, with each field's limit, is fixed by its typed request (`EvaluateRequest`,
+/// `KeychainCopyRequest`, `AppRightRequest`, …), which the client encodes and the helper decodes; nothing names a
+/// user, a state folder or a configuration: the helper takes the user from its real uid and everything else from
+/// the system.
 public struct AppCall: Equatable, Sendable {
   /// What the app asks for.
   public enum Operation: UInt8, Sendable, CaseIterable {
@@ -109,48 +111,21 @@ public struct AppCall: Equatable, Sendable {
     self.fields = fields
   }
 
-  /// The fields `operation` accepts, with their limits.
-  static func allowed(_ operation: Operation) -> [(key: UInt8, limit: Int)] {
-    let text = textLimit
-    let prompt: [(key: UInt8, limit: Int)] = [
-      (Key.reason, text), (Key.fallbackTitle, titleLimit), (Key.cancelTitle, titleLimit), (Key.reuseSeconds, 2),
-      (Key.interactionNotAllowed, 0), (Key.ownInterface, 0),
-    ]
-    let query: [(key: UInt8, limit: Int)] = [
-      (Key.service, text), (Key.account, text), (Key.label, text), (Key.accessGroup, text),
-      (Key.itemClass, 4), (Key.attributes, attributesLimit), (Key.caseInsensitive, 0), (Key.reference, 20),
-    ]
+  /// The fields `operation` accepts, with their limits: each operation's typed request names them
+  /// (AppRequests.swift, AppKeychainRequests.swift, AppRightRequests.swift).
+  static func allowed(_ operation: Operation) -> AppFieldLimits {
     switch operation {
-    case .canEvaluate: return [(Key.policy, 1)]
-    case .evaluate: return [(Key.policy, 1)] + prompt
-    case .domainState, .endReuseWindow: return []
-    case .keychainAdd:
-      return query + prompt + [
-        (Key.accessibility, 64), (Key.accessFlags, 8), (Key.data, KeychainItem.maximumDataSize),
-      ]
-    case .keychainCopy:
-      return query + prompt + [(Key.returnData, 0), (Key.returnAttributes, 0), (Key.matchAll, 0), (Key.interface, 1)]
-    case .keychainUpdate:
-      return query + prompt + [
-        (Key.newData, KeychainItem.maximumDataSize), (Key.newLabel, text), (Key.newAttributes, attributesLimit),
-        (Key.newService, text), (Key.newAccount, text), (Key.newAccessGroup, text), (Key.newAccessibility, 64),
-        (Key.newAccessFlags, 8),
-      ]
-    case .keychainDelete: return query
-    case .setApplicationPassword: return [(Key.password, SecretBytes.maximumLength)]
-    case .feature: return [(Key.feature, 64), (Key.enable, 1)]
-    case .rightSave:
-      return [
-        (Key.identifier, RightStore.maximumIdentifierLength), (Key.requirement, 1),
-        (Key.secret, KeychainItem.maximumDataSize),
-      ]
-    case .rightFetch, .rightRemove, .rightSecret: return [(Key.identifier, RightStore.maximumIdentifierLength)]
-    case .rightRemoveAll: return []
-    case .rightSign:
-      return [
-        (Key.identifier, RightStore.maximumIdentifierLength), (Key.algorithm, 1), (Key.data, RightStore.maximumMessageSize),
-      ]
-    case .rightExchange: return [(Key.identifier, RightStore.maximumIdentifierLength), (Key.peerKey, P256.publicKeyLength)]
+    case .canEvaluate: CanEvaluateRequest.limits
+    case .evaluate: EvaluateRequest.limits
+    case .domainState, .endReuseWindow: []
+    case .keychainAdd: KeychainAddRequest.limits
+    case .keychainCopy: KeychainCopyRequest.limits
+    case .keychainUpdate: KeychainUpdateRequest.limits
+    case .keychainDelete: KeychainDeleteRequest.limits
+    case .setApplicationPassword: ApplicationPasswordRequest.limits
+    case .feature: FeatureRequest.limits
+    case .rightSave, .rightFetch, .rightRemove, .rightRemoveAll, .rightSecret, .rightSign, .rightExchange:
+      AppRightRequest.limits(operation)
     }
   }
 

@@ -104,24 +104,23 @@ public final class AppSession {
   }
 
   func serve(_ call: AppCall) throws(LocalAuthError) -> AppReply {
-    let fields = call.fields
     switch call.operation {
-    case .canEvaluate: return try canEvaluate(try policy(fields))
-    case .evaluate: return try evaluate(try request(fields, policy: try policy(fields)))
+    case .canEvaluate:
+      return try canEvaluate(try wire { () throws(HelperProtocolError) in try CanEvaluateRequest(decoding: call) }.policy)
+    case .evaluate:
+      let evaluate = try wire { () throws(HelperProtocolError) in try EvaluateRequest(decoding: call) }
+      return try self.evaluate(try request(evaluate.prompt, policy: evaluate.policy))
     case .domainState:
-      var reply = AppFields()
-      reply.set(AppReply.Key.biometryType, byte: UInt8(dependencies.sensor.modality?.biometryTypeRawValue ?? 0))
-      if let state = try evaluator.domainState(for: user) { reply.set(AppReply.Key.domainState, text: state) }
-      return .done(reply)
+      return .done(AppBiometryReply(biometryType: biometryType, domainState: try evaluator.domainState(for: user)).encode())
     case .keychainAdd, .keychainCopy, .keychainUpdate, .keychainDelete: return try keychainCall(call)
     case .setApplicationPassword:
       authorization.applicationPassword?.wipe()
-      authorization.applicationPassword = fields.bytes(AppCall.Key.password).map { SecretBytes($0) }
+      authorization.applicationPassword = ApplicationPasswordRequest(decoding: call).password.map { SecretBytes($0) }
       return .done(AppFields())
     case .endReuseWindow:
       try evaluator.endReuseWindow(for: user)
       return .done(AppFields())
-    case .feature: return try feature(fields)
+    case .feature: return try feature(try wire { () throws(HelperProtocolError) in try FeatureRequest(decoding: call) })
     case .rightSave, .rightFetch, .rightRemove, .rightRemoveAll, .rightSecret, .rightSign, .rightExchange:
       return try rightCall(call)
     }
@@ -129,23 +128,16 @@ public final class AppSession {
 
   var evaluator: PolicyEvaluator { PolicyEvaluator(dependencies: dependencies, settings: options.evaluation) }
 
-  private func policy(_ fields: AppFields) throws(LocalAuthError) -> AuthPolicy {
-    guard let raw = try wire({ () throws(HelperProtocolError) in try fields.byte(AppCall.Key.policy) }),
-      let policy = AuthPolicy(rawValue: Int(raw))
-    else { throw .helper(.broken(.malformed("a call without a known policy"))) }
-    return policy
-  }
+  /// The sensor's biometry type (LABiometryType's raw value, 0 none).
+  var biometryType: UInt8 { UInt8(dependencies.sensor.modality?.biometryTypeRawValue ?? 0) }
 
   private func canEvaluate(_ policy: AuthPolicy) throws(LocalAuthError) -> AppReply {
-    var reply = AppFields()
-    reply.set(AppReply.Key.biometryType, byte: UInt8(dependencies.sensor.modality?.biometryTypeRawValue ?? 0))
+    var reply = AppBiometryReply(biometryType: biometryType)
     if let code = try evaluator.canEvaluate(policy, for: user, remote: remoteSession().isRemote) {
-      return .refused(code, reply)
+      return .refused(code, reply.encode())
     }
-    if policy == .deviceOwnerAuthenticationWithBiometrics, let state = try evaluator.domainState(for: user) {
-      reply.set(AppReply.Key.domainState, text: state)
-    }
-    return .done(reply)
+    if policy == .deviceOwnerAuthenticationWithBiometrics { reply.domainState = try evaluator.domainState(for: user) }
+    return .done(reply.encode())
   }
 
   private func evaluate(_ request: EvaluationRequest) throws(LocalAuthError) -> AppReply {
@@ -153,7 +145,7 @@ public final class AppSession {
     let capture = PasscodeCapture()
     request.passcodeCapture = capture
     let outcome = try evaluator.evaluate(request)
-    var reply = AppFields()
+    var reply = EvaluationReply()
     if case .success(let method) = outcome {
       let state = try dependencies.store.load(user)?.domainState
       if method == .passcode {
@@ -165,11 +157,10 @@ public final class AppSession {
       }
       // Apple sets the domain state after a biometric evaluation: policy 1, or policy 2 by biometry.
       if request.policy == .deviceOwnerAuthenticationWithBiometrics || method != .passcode {
-        reply.set(AppReply.Key.captured, flag: true)
-        reply.set(AppReply.Key.domainState, optionalText: state)
+        reply = EvaluationReply(captured: true, domainState: state)
       }
     }
     capture.secret?.wipe()
-    return .evaluation(outcome, reply)
+    return .evaluation(outcome, reply.encode())
   }
 }
