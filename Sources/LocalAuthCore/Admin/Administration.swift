@@ -28,13 +28,13 @@ public enum AdministrationError: Error, Equatable, Sendable, CustomStringConvert
 /// The administrator's operations on the state, shared by `localauthctl` and the module (faillock-style).
 public struct Administration {
   /// The state store.
-  public var store: StateStore
+  package var store: StateStore
   /// The clock.
-  public var clock: AuthClock
+  package var clock: AuthClock
   /// The rules (hash cost, minimum passcode length).
-  public var settings: EvaluationSettings
+  package var settings: EvaluationSettings
   /// The users' keychains, which a passcode change re-seals or clears; nil where there is none.
-  public var keychain: Keychain?
+  package var keychain: Keychain?
 
   /// Creates the operations over a store.
   public init(
@@ -47,12 +47,12 @@ public struct Administration {
   }
 
   /// The user's record; an empty record when the user has no state file.
-  public func record(for user: UserName) throws(LocalAuthError) -> UserRecord {
+  package func record(for user: UserName) throws(LocalAuthError) -> UserRecord {
     try store.load(user) ?? UserRecord()
   }
 
   /// Enrolls `template`; the domain state changes.
-  public func enroll(_ template: BiometricTemplate, for user: UserName) throws(LocalAuthError) {
+  package func enroll(_ template: BiometricTemplate, for user: UserName) throws(LocalAuthError) {
     guard isValidItemName(template.name) else { throw .administration(.invalidName(template.name)) }
     try store.modify(user) { record throws(LocalAuthError) in
       guard !record.templates.contains(where: { $0.name == template.name }) else {
@@ -67,7 +67,7 @@ public struct Administration {
   }
 
   /// Removes an enrolled item; the domain state changes (nil when nothing is left).
-  public func unenroll(_ name: String, for user: UserName) throws(LocalAuthError) {
+  package func unenroll(_ name: String, for user: UserName) throws(LocalAuthError) {
     try store.modify(user) { record throws(LocalAuthError) in
       guard let index = record.templates.firstIndex(where: { $0.name == name }) else {
         throw .administration(.notEnrolled(name))
@@ -79,7 +79,7 @@ public struct Administration {
 
   /// Sets or replaces the user's passcode; counters and delays start over. The keychain's passcode key is
   /// re-sealed when `previous` (the passcode being replaced) is given and right, and replaced otherwise.
-  public func setPasscode(_ passcode: SecretBytes, for user: UserName, previous: SecretBytes? = nil) throws(LocalAuthError) {
+  package func setPasscode(_ passcode: SecretBytes, for user: UserName, previous: SecretBytes? = nil) throws(LocalAuthError) {
     guard passcode.count >= settings.passcodeMinimumLength else {
       throw .administration(.passcode(.tooShort(minimum: settings.passcodeMinimumLength)))
     }
@@ -98,7 +98,7 @@ public struct Administration {
 
   /// Removes the user's passcode (biometry cannot be used without one), and with it every keychain item of the
   /// class WhenPasscodeSetThisDeviceOnly, as Apple does.
-  public func removePasscode(for user: UserName) throws(LocalAuthError) {
+  package func removePasscode(for user: UserName) throws(LocalAuthError) {
     try store.modify(user) { record throws(LocalAuthError) in
       record.passcodeHash = nil
       record.passcodeFailures = 0
@@ -116,7 +116,7 @@ public struct Administration {
   /// Clears failure counters and their history, lockout, delays and the reuse window (faillock --reset).
   /// The passcode, the enrolment and the keychain stay: a reset is the answer to a lockout that anyone who may
   /// run su can cause, so it must never cost the user their keychain (`deleteKeychainItems(of:)` does that).
-  public func reset(_ user: UserName) throws(LocalAuthError) {
+  package func reset(_ user: UserName) throws(LocalAuthError) {
     try store.modify(user) { record throws(LocalAuthError) in
       record.recentFailures = []
       record.biometricFailures = 0
@@ -129,7 +129,7 @@ public struct Administration {
 
   /// Deletes every keychain item of the user (`localauthctl reset --keychain`), and returns them; none when the
   /// user has no keychain. The device key and the passcode key stay, so new items can be added at once.
-  public func deleteKeychainItems(of user: UserName) throws(LocalAuthError) -> [KeychainItem] {
+  package func deleteKeychainItems(of user: UserName) throws(LocalAuthError) -> [KeychainItem] {
     guard let keychain else { return [] }
     do throws(KeychainError) {
       return try keychain.delete(Keychain.Query(includesReservedGroups: true), for: user)
@@ -141,7 +141,7 @@ public struct Administration {
   }
 
   /// Turns protection of a feature on or off for a user (the facade of seeds 000/002).
-  public func setFeature(_ feature: String, enabled: Bool, for user: UserName) throws(LocalAuthError) {
+  package func setFeature(_ feature: String, enabled: Bool, for user: UserName) throws(LocalAuthError) {
     guard isValidItemName(feature) else { throw .administration(.invalidName(feature)) }
     try store.modify(user) { record throws(LocalAuthError) in
       if enabled { record.features.insert(feature) } else { record.features.remove(feature) }
@@ -156,7 +156,7 @@ public struct Administration {
   }
 
   /// 32 random bytes as hex, from the system's generator.
-  public static func randomToken() -> String {
+  package static func randomToken() -> String {
     var rng = SystemRandomNumberGenerator()
     return (0..<4).map { _ in String(rng.next() as UInt64, radix: 16).leftPadded(to: 16) }.joined()
   }

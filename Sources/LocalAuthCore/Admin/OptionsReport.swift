@@ -1,7 +1,7 @@
 /// The effective options written back in configuration-file form, for `localauthctl check-config`.
 extension Options {
   /// One `key=value` line per option, in the module's vocabulary; a derived reason is a comment line.
-  public var settingLines: [String] {
+  package var settingLines: [String] {
     let e = evaluation
     var lines: [String] = ["policy=\(policy.name)"]
     lines.append(reason.map { "reason=\($0)" } ?? "# reason is derived from the PAM service")

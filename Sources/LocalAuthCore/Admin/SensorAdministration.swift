@@ -5,11 +5,11 @@
 /// capture noise and the prompt folder's format live in the core only.
 public struct SensorAdministration: Sendable {
   /// The state folder holding the world seed.
-  public var stateRoot: String
+  package var stateRoot: String
   /// The runtime folder holding the waiting prompts (Options.runtimeRoot).
-  public var runtimeRoot: String
+  package var runtimeRoot: String
   /// The clock that stamps enrolments and presented events, and measures waits.
-  public var clock: AuthClock
+  package var clock: AuthClock
 
   /// Creates the operations over a state folder and a runtime folder (by default the state folder, as
   /// Options.runtimeRoot derives it when `state_dir=` is given).
@@ -20,7 +20,7 @@ public struct SensorAdministration: Sendable {
   }
 
   /// Enrolls `user`'s own `item` from simulated captures; the domain state changes.
-  public func enroll(_ item: String, modality: Modality, for user: UserName, through admin: Administration) throws(LocalAuthError) {
+  package func enroll(_ item: String, modality: Modality, for user: UserName, through admin: Administration) throws(LocalAuthError) {
     guard isValidItemName(item) else { throw .administration(.invalidName(item)) }
     let simulator = BiometricSimulator(worldSeed: try withStateErrors { () throws(StateError) in try WorldSeed.load(stateRoot: stateRoot) })
     var rng = SystemRandomNumberGenerator()
@@ -31,7 +31,7 @@ public struct SensorAdministration: Sendable {
   /// A capture of `owner`'s `item` (default: `user`'s own).
   ///
   /// - Parameter quality: the capture quality from 0 to 1; nil draws a typical placement.
-  public func capture(
+  package func capture(
     _ item: String, modality: Modality, quality: Double?, from owner: String? = nil, for user: UserName
   ) throws(LocalAuthError) -> SensorEvent {
     guard isValidItemName(item) else { throw .administration(.invalidName(item)) }
@@ -43,7 +43,7 @@ public struct SensorAdministration: Sendable {
   }
 
   /// The prompts waiting now, for `user` only when given.
-  public func waitingPrompts(for user: UserName? = nil) throws(LocalAuthError) -> [PromptAnnouncement] {
+  package func waitingPrompts(for user: UserName? = nil) throws(LocalAuthError) -> [PromptAnnouncement] {
     try withStateErrors { () throws(StateError) in try PromptRegistry(root: runtimeRoot).waiting(for: user) }
   }
 
@@ -54,7 +54,7 @@ public struct SensorAdministration: Sendable {
   /// or 0): another user's `su USER` takes a touch only when `id` names it. With `wait` > 0 it waits that long for
   /// the prompt to appear; an event whose prompt ended before reading it is then offered to the next prompt that
   /// appears, unless `id` pins the prompt. `readLimit` bounds the wait for the prompt to read it.
-  public func present(
+  package func present(
     _ event: SensorEvent, for user: UserName, prompt id: String? = nil, wait: Double = 0, readLimit: Double = 30
   ) throws(LocalAuthError) -> PromptAnnouncement {
     let registry = PromptRegistry(root: runtimeRoot)
@@ -124,7 +124,7 @@ public enum TouchDeliveryError: Error, Equatable, Sendable, CustomStringConverti
 
 extension PromptAnnouncement {
   /// One line for people: id, who asks, for whom, through what, from where.
-  public var summary: String {
+  package var summary: String {
     let tty = origin.tty.isEmpty ? "no tty" : origin.tty
     let remote = origin.remoteHost.isEmpty ? "" : ", from \(origin.remoteHost)"
     let what = origin.approval.isEmpty ? "run \(origin.service)" : origin.approval

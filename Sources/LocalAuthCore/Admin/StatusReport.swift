@@ -3,72 +3,72 @@
 /// "locked" from "wrong passcode".
 public struct StatusReport: Equatable, Sendable {
   /// The user.
-  public var user: String
+  package var user: String
   /// When the report was taken.
-  public var now: WallTime
+  package var now: WallTime
   /// True when the user has a state file.
-  public var hasRecord: Bool
+  package var hasRecord: Bool
   /// The sensor's modality (LABiometryType), or nil when no sensor is configured.
-  public var biometryType: Modality?
+  package var biometryType: Modality?
   /// Every enrolled finger or appearance, in enrolment order.
-  public var enrolled: [EnrolledItem]
+  package var enrolled: [EnrolledItem]
   /// The opaque domain state, or nil when nothing is enrolled.
-  public var domainState: String?
+  package var domainState: String?
   /// Bumped on every enrolment change.
-  public var enrollmentGeneration: Int
+  package var enrollmentGeneration: Int
   /// Consecutive failed biometric matches.
-  public var biometricFailures: Int
+  package var biometricFailures: Int
   /// The failures that lock biometry.
-  public var lockoutThreshold: Int
+  package var lockoutThreshold: Int
   /// True when biometry is locked until the passcode is entered.
-  public var isLockedOut: Bool
+  package var isLockedOut: Bool
   /// True when a passcode is set (with `passcode=account`: when the login password can be the passcode).
-  public var passcodeSet: Bool
+  package var passcodeSet: Bool
   /// Which secret is the passcode: the module's own, or the login password (`passcode=`).
-  public var passcodeSource: PasscodeSource
+  package var passcodeSource: PasscodeSource
   /// With `passcode=account`, why the login password cannot be the passcode now; nil when it can.
-  public var accountRefusal: AccountRefusal?
+  package var accountRefusal: AccountRefusal?
   /// Consecutive failed passcode checks.
-  public var passcodeFailures: Int
+  package var passcodeFailures: Int
   /// The earliest time of the next passcode attempt, when it lies in the future.
-  public var passcodeNextAllowed: WallTime?
+  package var passcodeNextAllowed: WallTime?
   /// The last successful authentication of any kind.
-  public var lastSuccess: WallTime?
+  package var lastSuccess: WallTime?
   /// The last successful biometric match.
-  public var lastBiometricSuccess: WallTime?
+  package var lastBiometricSuccess: WallTime?
   /// The last successful passcode check.
-  public var lastPasscodeSuccess: WallTime?
+  package var lastPasscodeSuccess: WallTime?
   /// Why the passcode is required instead of biometry now, or nil when it is not.
-  public var passcodeRequirement: PasscodeRequirement?
+  package var passcodeRequirement: PasscodeRequirement?
   /// Whether biometry can be offered now.
-  public var biometry: BiometryStatus
+  package var biometry: BiometryStatus
   /// canEvaluatePolicy for deviceOwnerAuthentication: nil when it can be evaluated.
-  public var deviceOwnerError: AuthErrorCode?
+  package var deviceOwnerError: AuthErrorCode?
   /// canEvaluatePolicy for deviceOwnerAuthenticationWithBiometrics: nil when it can be evaluated.
-  public var biometricsError: AuthErrorCode?
+  package var biometricsError: AuthErrorCode?
   /// The features the user protected, sorted.
-  public var features: [String]
+  package var features: [String]
   /// The last few failed attempts and where they came from, oldest first.
-  public var recentFailures: [FailureEntry]
+  package var recentFailures: [FailureEntry]
 
   /// One enrolled item, without its template.
   public struct EnrolledItem: Equatable, Sendable {
     /// The name the administrator gave it.
-    public var name: String
+    package var name: String
     /// Touch ID or Face ID.
-    public var modality: Modality
+    package var modality: Modality
     /// When it was enrolled.
-    public var enrolledAt: WallTime
+    package var enrolledAt: WallTime
   }
 
   /// True when the passcode is required now (a rule or a lockout), and a passcode is set.
-  public var passcodeRequired: Bool { passcodeRequirement != nil }
+  package var passcodeRequired: Bool { passcodeRequirement != nil }
 
   /// The names of the enrolled items.
-  public var enrolledNames: [String] { enrolled.map { $0.name } }
+  package var enrolledNames: [String] { enrolled.map { $0.name } }
 
   /// Reads `user`'s record and reports on it with the evaluator's own rules; state errors are thrown as they are.
-  public static func load(
+  package static func load(
     _ user: UserName, dependencies: Dependencies, settings: EvaluationSettings
   ) throws(LocalAuthError) -> StatusReport {
     let record = try dependencies.store.load(user)

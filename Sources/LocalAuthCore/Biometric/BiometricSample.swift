@@ -1,11 +1,11 @@
 /// One capture from the sensor: a feature vector and a capture-quality figure, never a verdict.
 public struct BiometricSample: Equatable, Sendable {
   /// The modality that captured it.
-  public var modality: Modality
+  package var modality: Modality
   /// The capture quality the sensor measured, from 0 (nothing usable) to 1 (perfect).
-  public var quality: Double
+  package var quality: Double
   /// The feature vector, unit length.
-  public var features: [Float]
+  package var features: [Float]
 
   /// Creates a sample.
   public init(modality: Modality, quality: Double, features: [Float]) {
@@ -15,19 +15,19 @@ public struct BiometricSample: Equatable, Sendable {
   }
 
   /// Below this quality the sensor asks for another capture instead of matching (like fprintd's retry-scan).
-  public static let minimumUsableQuality = 0.2
+  package static let minimumUsableQuality = 0.2
 }
 
 /// One enrolled finger or appearance: a name and the template built from its enrollment samples.
 public struct BiometricTemplate: Equatable, Sendable {
   /// The name the administrator gave it ("right-index").
-  public var name: String
+  package var name: String
   /// The modality it was enrolled with.
-  public var modality: Modality
+  package var modality: Modality
   /// The template vector, unit length.
-  public var features: [Float]
+  package var features: [Float]
   /// When it was enrolled.
-  public var enrolledAt: WallTime
+  package var enrolledAt: WallTime
 
   /// Creates a template.
   public init(name: String, modality: Modality, features: [Float], enrolledAt: WallTime) {

@@ -28,9 +28,9 @@ public enum ReaderResult: Equatable, Sendable {
 /// print is added, removed or enrolled again (the domain state).
 public struct ReaderEnrollment: Equatable, Sendable {
   /// The enrolled items ("right-index-finger").
-  public var items: [String]
+  package var items: [String]
   /// The domain state; nil when nothing is enrolled.
-  public var domainState: String?
+  package var domainState: String?
 
   /// Describes an enrollment.
   public init(items: [String], domainState: String?) {

@@ -1,31 +1,31 @@
 /// Makes realistic simulated captures: each (owner, item) pair is a fixed random identity, and every
 /// capture adds sensor noise that grows as quality falls. The matcher never sees who presented.
-public struct BiometricSimulator: Sendable {
+package struct BiometricSimulator: Sendable {
   /// A per-installation secret that makes identities unpredictable without access to the state folder.
-  public var worldSeed: UInt64
+  package var worldSeed: UInt64
 
   /// Creates a simulator for an installation's world seed.
-  public init(worldSeed: UInt64) { self.worldSeed = worldSeed }
+  package init(worldSeed: UInt64) { self.worldSeed = worldSeed }
 
   /// The identity direction of `owner`'s `item` (a finger or an appearance) for `modality`.
-  public func identity(owner: String, item: String, modality: Modality) -> [Float] {
+  package func identity(owner: String, item: String, modality: Modality) -> [Float] {
     var rng = SplitMix64(seed: Self.hash("\(modality.rawValue)\u{0}\(owner)\u{0}\(item)", seed: worldSeed))
     return Self.normalized((0..<MatcherCalibration.dimension).map { _ in Float(rng.nextGaussian()) })
   }
 
   /// The noise magnitude, relative to the identity's length, for a capture of `quality` (0...1).
-  public static func noiseLevel(quality: Double) -> Double {
+  package static func noiseLevel(quality: Double) -> Double {
     0.35 + 2.6 * (1 - min(max(quality, 0), 1))
   }
 
   /// A capture quality as people produce it: mostly good placements, occasionally a partial one.
-  public static func typicalQuality<R: RandomNumberGenerator>(using rng: inout R) -> Double {
+  package static func typicalQuality<R: RandomNumberGenerator>(using rng: inout R) -> Double {
     Double.random(in: 0..<1, using: &rng) < 0.98
       ? Double.random(in: 0.6...1.0, using: &rng) : Double.random(in: 0.2...0.4, using: &rng)
   }
 
   /// One capture of an identity at `quality`.
-  public func capture<R: RandomNumberGenerator>(
+  package func capture<R: RandomNumberGenerator>(
     _ identity: [Float], modality: Modality, quality: Double, using rng: inout R
   ) -> BiometricSample {
     let sigma = Self.noiseLevel(quality: quality) / Double(identity.count).squareRoot()
@@ -34,7 +34,7 @@ public struct BiometricSimulator: Sendable {
   }
 
   /// An enrollment template: the normalized mean of `count` good captures of `owner`'s `item`.
-  public func enroll<R: RandomNumberGenerator>(
+  package func enroll<R: RandomNumberGenerator>(
     owner: String, item: String, modality: Modality, at time: WallTime, captures count: Int = 8, using rng: inout R
   ) -> BiometricTemplate {
     let identity = identity(owner: owner, item: item, modality: modality)
@@ -47,7 +47,7 @@ public struct BiometricSimulator: Sendable {
   }
 
   /// The vector scaled to unit length.
-  public static func normalized(_ v: [Float]) -> [Float] {
+  package static func normalized(_ v: [Float]) -> [Float] {
     var sum: Float = 0
     for x in v { sum += x * x }
     let length = sum.squareRoot()
@@ -66,14 +66,14 @@ public struct BiometricSimulator: Sendable {
 }
 
 /// A small, fast, seedable generator (SplitMix64), as in swift-argument-parser's `roll` example.
-public struct SplitMix64: RandomNumberGenerator, Sendable {
+package struct SplitMix64: RandomNumberGenerator, Sendable {
   private var state: UInt64
 
   /// Creates a generator from a seed.
-  public init(seed: UInt64) { state = seed }
+  package init(seed: UInt64) { state = seed }
 
   /// The next pseudo-random value.
-  public mutating func next() -> UInt64 {
+  package mutating func next() -> UInt64 {
     state &+= 0x9E37_79B9_7F4A_7C15
     var z = state
     z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -84,7 +84,7 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
 
 extension RandomNumberGenerator {
   /// A standard normal variate (Box–Muller).
-  public mutating func nextGaussian() -> Double {
+  package mutating func nextGaussian() -> Double {
     let u1 = Double.random(in: Double.leastNonzeroMagnitude..<1, using: &self)
     let u2 = Double.random(in: 0..<1, using: &self)
     return (-2 * naturalLogarithm(u1)).squareRoot() * cosine(2 * Double.pi * u2)

@@ -1,7 +1,7 @@
 import CDBus
 
 /// Why fprintd could not be used.
-public enum FprintdError: Error, Equatable, Sendable, CustomStringConvertible {
+package enum FprintdError: Error, Equatable, Sendable, CustomStringConvertible {
   /// libsystemd (sd-bus) could not be loaded.
   case noLibrary
   /// The system bus could not be reached (the errno).
@@ -11,7 +11,7 @@ public enum FprintdError: Error, Equatable, Sendable, CustomStringConvertible {
   /// A reply did not have the expected shape.
   case badReply(method: String)
 
-  public var description: String {
+  package var description: String {
     switch self {
     case .noLibrary: "libsystemd.so.0 (sd-bus) could not be loaded"
     case .noBus(let code): "the system bus could not be reached: \(errnoDescription(code))"

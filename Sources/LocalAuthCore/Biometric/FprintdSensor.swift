@@ -8,7 +8,7 @@
 /// next scan starts a new one. The prints fprintd keeps (root's, under /var/lib/fprint) give the domain state.
 public final class FprintdSensor: BiometricSensor, @unchecked Sendable {
   /// Where fprintd keeps prints, one folder per user.
-  public let printsFolder: String
+  package let printsFolder: String
   private let log: AuthLog
   private let callTimeout: Double
   private let lock = Mutex()
@@ -48,7 +48,7 @@ public final class FprintdSensor: BiometricSensor, @unchecked Sendable {
 
   /// What `localauthctl status` and `list` show: the reader's name, its scan type ("press" or "swipe") and the
   /// user's enrolled fingers; the failure when fprintd cannot be asked.
-  public func describe(for user: UserName) -> Result<(name: String, scanType: String, fingers: [String]), FprintdError> {
+  package func describe(for user: UserName) -> Result<(name: String, scanType: String, fingers: [String]), FprintdError> {
     switch device() {
     case .failure(let error): return .failure(error)
     case .success(let reader):

@@ -4,13 +4,13 @@
 /// isotropic, so an impostor's cosine score against any template is distributed exactly like the cosine
 /// of two independent random unit vectors, with density proportional to (1 − x²)^((d − 3) / 2).
 /// The threshold is the score whose upper tail holds Apple's false-match rate.
-public enum MatcherCalibration {
+package enum MatcherCalibration {
   /// The length of feature vectors.
-  public static let dimension = 128
+  package static let dimension = 128
 
   /// The match threshold for a modality: P(impostor score ≥ threshold) equals Apple's figure.
   /// Computed by `threshold(forFalseMatchRate:)`; stored so the module does no numerics per call.
-  public static func threshold(for modality: Modality) -> Double {
+  package static func threshold(for modality: Modality) -> Double {
     switch modality {
     case .touchID: 0.3533459
     case .faceID: 0.4044302
@@ -18,14 +18,14 @@ public enum MatcherCalibration {
   }
 
   /// The exact probability that an impostor's cosine score is at least `t`.
-  public static func impostorTail(_ t: Double, dimension d: Int = dimension) -> Double {
+  package static func impostorTail(_ t: Double, dimension d: Int = dimension) -> Double {
     let exponent = Double(d - 3) / 2
     let density: (Double) -> Double = { x in power(max(0, 1 - x * x), exponent) }
     return simpson(density, from: t, to: 1, steps: 20_000) / simpson(density, from: -1, to: 1, steps: 40_000)
   }
 
   /// Solves impostorTail(t) = rate for t by bisection.
-  public static func threshold(forFalseMatchRate rate: Double, dimension d: Int = dimension) -> Double {
+  package static func threshold(forFalseMatchRate rate: Double, dimension d: Int = dimension) -> Double {
     var low = 0.0
     var high = 1.0
     for _ in 0..<60 {

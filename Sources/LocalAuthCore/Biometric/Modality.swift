@@ -6,7 +6,7 @@ public enum Modality: String, Sendable, CaseIterable {
   case faceID
 
   /// The LABiometryType raw value.
-  public var biometryTypeRawValue: Int {
+  package var biometryTypeRawValue: Int {
     switch self {
     case .touchID: 1
     case .faceID: 2
@@ -14,7 +14,7 @@ public enum Modality: String, Sendable, CaseIterable {
   }
 
   /// How many items may be enrolled: 5 fingers, or 2 appearances.
-  public var maximumEnrolled: Int {
+  package var maximumEnrolled: Int {
     switch self {
     case .touchID: 5
     case .faceID: 2
@@ -22,7 +22,7 @@ public enum Modality: String, Sendable, CaseIterable {
   }
 
   /// Failed matches that end one prompt: Touch ID 3, Face ID 2 (docs/RULES.md, rule 3).
-  public var failuresPerPrompt: Int {
+  package var failuresPerPrompt: Int {
     switch self {
     case .touchID: 3
     case .faceID: 2
@@ -30,7 +30,7 @@ public enum Modality: String, Sendable, CaseIterable {
   }
 
   /// Failed matches after which the fallback button appears: Touch ID 1, Face ID 2.
-  public var failuresBeforeFallback: Int {
+  package var failuresBeforeFallback: Int {
     switch self {
     case .touchID: 1
     case .faceID: 2
@@ -38,7 +38,7 @@ public enum Modality: String, Sendable, CaseIterable {
   }
 
   /// Apple's published false-match rate for one enrolled item (docs/RULES.md, "Simulated biometrics").
-  public var publishedFalseMatchRate: Double {
+  package var publishedFalseMatchRate: Double {
     switch self {
     case .touchID: 1.0 / 50_000
     case .faceID: 1.0 / 1_000_000
@@ -46,7 +46,7 @@ public enum Modality: String, Sendable, CaseIterable {
   }
 
   /// The word for one enrolled item.
-  public var itemNoun: String {
+  package var itemNoun: String {
     switch self {
     case .touchID: "finger"
     case .faceID: "appearance"
@@ -54,7 +54,7 @@ public enum Modality: String, Sendable, CaseIterable {
   }
 
   /// What the sensor reads, as a prompt names it ("bob asks for alice's finger").
-  public var bodyPart: String {
+  package var bodyPart: String {
     switch self {
     case .touchID: "finger"
     case .faceID: "face"
@@ -62,7 +62,7 @@ public enum Modality: String, Sendable, CaseIterable {
   }
 
   /// The instruction shown while the sensor waits.
-  public var presentInstruction: String {
+  package var presentInstruction: String {
     switch self {
     case .touchID: "Place your finger on the sensor"
     case .faceID: "Look at the camera"

@@ -3,14 +3,14 @@
 ///
 /// fprintd's print files are root's and unreadable to users, so a user cannot forge the digest; the
 /// finger list alone (ListEnrolledFingers) would miss a finger enrolled again under the same name.
-public enum PrintsDigest {
+package enum PrintsDigest {
   /// The most files, levels and bytes read: fprintd keeps `<user>/<driver>/<device>/<finger>`.
   static let maximumFiles = 64
   static let maximumDepth = 4
   static let maximumFileSize = 1 << 20
 
   /// The digest of the files under `folder`, or nil when it holds none (or cannot be read).
-  public static func of(folder: String) -> String? {
+  package static func of(folder: String) -> String? {
     var files: [(String, [UInt8])] = []
     collect(folder, relative: "", depth: 0, into: &files)
     guard !files.isEmpty else { return nil }

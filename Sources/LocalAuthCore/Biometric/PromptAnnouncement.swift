@@ -4,20 +4,20 @@
 /// and `localauthctl touch` can present a finger to exactly this prompt (docs/RULES.md, "Touch delivery").
 public struct PromptAnnouncement: Equatable, Sendable {
   /// The prompt's id: 8 lowercase hexadecimal digits.
-  public var id: String
+  package var id: String
   /// The user whose finger or face is asked for.
-  public var user: UserName
+  package var user: UserName
   /// The sensor kind the prompt waits on.
-  public var modality: Modality
+  package var modality: Modality
   /// Who asks and from where.
-  public var origin: RequestOrigin
+  package var origin: RequestOrigin
   /// The process that waits (the module's host, such as su); the prompt lives as long as it does.
-  public var waiterPID: Int32
+  package var waiterPID: Int32
   /// The waiting process's start time in clock ticks since boot (/proc/PID/stat), so that a reused pid is
   /// never taken for the prompt's process.
-  public var processStart: UInt64
+  package var processStart: UInt64
   /// When the prompt started waiting.
-  public var started: WallTime
+  package var started: WallTime
 
   /// Describes a waiting prompt.
   public init(
@@ -34,7 +34,7 @@ public struct PromptAnnouncement: Equatable, Sendable {
   }
 
   /// True for an id of the form the registry gives (so that an id never names a path outside the folder).
-  public static func isValidID(_ id: String) -> Bool {
+  package static func isValidID(_ id: String) -> Bool {
     id.utf8.count == 8 && id.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }
   }
 

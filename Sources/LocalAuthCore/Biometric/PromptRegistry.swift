@@ -7,29 +7,29 @@
 /// removing its file, and of two claims exactly one succeeds. A touch made while no prompt waits has nowhere
 /// to go. Folders are root's (0700) and nothing is followed through a symbolic link; an announcement whose
 /// process is gone (or whose pid now belongs to another process) is stale and removed by whoever lists it.
-public struct PromptRegistry: Sendable {
+package struct PromptRegistry: Sendable {
   /// The runtime folder (Options.runtimeRoot).
-  public let root: String
+  package let root: String
 
   /// The registry of a runtime folder.
-  public init(root: String) { self.root = root }
+  package init(root: String) { self.root = root }
 
   /// The folder holding every waiting prompt.
-  public var folder: String { root + "/prompts" }
+  package var folder: String { root + "/prompts" }
 
   /// Checks the folders above the runtime folder the way the state folder's are checked (root's, not writable
   /// by others unless sticky), then makes the runtime folder and its prompts folder if they are missing.
-  public func prepare() throws(StateError) {
+  package func prepare() throws(StateError) {
     try FileSyscalls.checkTrustedAncestors(of: root, role: "the runtime folder")
     try FileSyscalls.ensureDirectory(root)
     try FileSyscalls.ensureDirectory(folder)
   }
 
   /// The folder of one prompt.
-  public func folder(of id: String) -> String { folder + "/" + id }
+  package func folder(of id: String) -> String { folder + "/" + id }
 
   /// Announces a prompt of this process for `user` asked by `origin`, and returns it with its new id.
-  public func announce(
+  package func announce(
     user: UserName, modality: Modality, origin: RequestOrigin, at time: WallTime
   ) throws(StateError) -> PromptAnnouncement {
     try prepare()
@@ -62,7 +62,7 @@ public struct PromptRegistry: Sendable {
   static let doorbell = "wake"
 
   /// The doorbell of prompt `id`, for its waiting process to listen at.
-  public func doorbell(of id: String) -> String { folder(of: id) + "/" + Self.doorbell }
+  package func doorbell(of id: String) -> String { folder(of: id) + "/" + Self.doorbell }
 
   private func discardStaging(_ staging: String) {
     for name in ["prompt", Self.doorbell] { _ = try? FileSyscalls.claim(staging + "/" + name) }
@@ -74,7 +74,7 @@ public struct PromptRegistry: Sendable {
   /// An event presented to it and not read is left for the `localauthctl touch` that presented it, which
   /// claims it back and reports that the prompt ended first; `discardingEvents` removes such events too
   /// (for prompts whose process is gone).
-  public func withdraw(_ id: String, discardingEvents: Bool = false) {
+  package func withdraw(_ id: String, discardingEvents: Bool = false) {
     guard PromptAnnouncement.isValidID(id) else { return }
     let path = folder(of: id)
     try? FileSyscalls.remove(path + "/prompt")
@@ -85,7 +85,7 @@ public struct PromptRegistry: Sendable {
   }
 
   /// The prompts waiting now (for `user` only, when given), oldest first; stale ones are removed.
-  public func waiting(for user: UserName? = nil) throws(StateError) -> [PromptAnnouncement] {
+  package func waiting(for user: UserName? = nil) throws(StateError) -> [PromptAnnouncement] {
     // The listing trusts only what root alone can change: the folders above, the runtime folder and this one.
     try FileSyscalls.checkTrustedAncestors(of: folder, role: "the runtime folder")
     guard FileSyscalls.exists(folder) else { return [] }
@@ -118,12 +118,12 @@ public struct PromptRegistry: Sendable {
   }
 
   /// True while the announcing process runs (the same process: its start time matches).
-  public func isAlive(_ announcement: PromptAnnouncement) -> Bool {
+  package func isAlive(_ announcement: PromptAnnouncement) -> Bool {
     FileSyscalls.processStartTime(announcement.waiterPID) == announcement.processStart
   }
 
   /// Presents `event` to prompt `id`; returns the event file's path, which disappears once the prompt read it.
-  public func present(_ event: SensorEvent, to id: String, at time: WallTime) throws(StateError) -> String {
+  package func present(_ event: SensorEvent, to id: String, at time: WallTime) throws(StateError) -> String {
     guard PromptAnnouncement.isValidID(id) else { throw .io(path: folder, operation: "find prompt \(id) in", errno: 2) }
     var random = SystemRandomNumberGenerator()
     let name = String(Int64(time.seconds * 1_000_000), radix: 10).leftPadded(to: 20) + "-"
@@ -137,7 +137,7 @@ public struct PromptRegistry: Sendable {
   }
 
   /// How a presented event ended.
-  public enum Delivery: Equatable, Sendable {
+  package enum Delivery: Equatable, Sendable {
     /// The prompt read it (it may have matched or not: the sensor never tells).
     case read
     /// The prompt ended, or its process went away, before reading it; it was taken back.
@@ -146,7 +146,7 @@ public struct PromptRegistry: Sendable {
 
   /// Waits until the prompt reads the event at `eventPath` (from `present`), ends without it, or `limit`
   /// seconds pass on `clock` (the event is then taken back).
-  public func awaitDelivery(
+  package func awaitDelivery(
     of eventPath: String, to announcement: PromptAnnouncement, clock: AuthClock, limit: Double
   ) throws(StateError) -> Delivery {
     let end = clock.uptime() + limit
@@ -169,7 +169,7 @@ public struct PromptRegistry: Sendable {
   }
 
   /// Claims and returns the oldest event presented to prompt `id` that has not expired; nil when none.
-  public func take(from id: String, now: WallTime, expiry: Double, log: AuthLog) throws(StateError) -> SensorEvent? {
+  package func take(from id: String, now: WallTime, expiry: Double, log: AuthLog) throws(StateError) -> SensorEvent? {
     let path = folder(of: id)
     let names = try FileSyscalls.listDirectory(path).filter { $0.hasSuffix(".event") && !$0.hasPrefix(".") }.sorted()
     for name in names {

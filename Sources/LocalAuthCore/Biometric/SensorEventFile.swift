@@ -1,15 +1,15 @@
 /// The text format of one event presented to a prompt (`<state>/prompts/<id>/*.event`): a capture, or a press
 /// of Cancel or the fallback button, with the time it was presented.
-public enum SensorEventFile {
+package enum SensorEventFile {
   /// An event and when it was presented.
-  public struct Entry: Equatable, Sendable {
+  package struct Entry: Equatable, Sendable {
     /// The event.
-    public var event: SensorEvent
+    package var event: SensorEvent
     /// When it was presented.
-    public var created: WallTime
+    package var created: WallTime
 
     /// Pairs an event with its time.
-    public init(event: SensorEvent, created: WallTime) {
+    package init(event: SensorEvent, created: WallTime) {
       self.event = event
       self.created = created
     }
@@ -18,7 +18,7 @@ public enum SensorEventFile {
   static let header = "localauth-event 1"
 
   /// The file's text.
-  public static func encode(_ entry: Entry) -> [UInt8] {
+  package static func encode(_ entry: Entry) -> [UInt8] {
     var lines = [header, "created \(entry.created)"]
     switch entry.event {
     case .cancel: lines.append("kind cancel")
@@ -34,7 +34,7 @@ public enum SensorEventFile {
   }
 
   /// Parses an event file; anything malformed is corruption.
-  public static func decode(_ bytes: [UInt8], path: String) throws(StateError) -> Entry {
+  package static func decode(_ bytes: [UInt8], path: String) throws(StateError) -> Entry {
     let fields = try keyValueLines(bytes, header: header, path: path)
     guard let created = fields["created"].flatMap(Double.init), created.isFinite else {
       throw .corrupt(path: path, reason: "bad time")

@@ -27,7 +27,7 @@ public final class SimulatedMatcher: BiometricMatcher, Sendable {
   ///
   /// Computed in full, not as the dot product the unit vectors of real captures would allow: a crafted sample
   /// of large values would otherwise score above the threshold, or overflow to infinity, against any template.
-  public static func score(_ a: [Float], _ b: [Float]) -> Double {
+  package static func score(_ a: [Float], _ b: [Float]) -> Double {
     guard a.count == b.count, !a.isEmpty else { return 0 }
     var dot = 0.0
     var normA = 0.0

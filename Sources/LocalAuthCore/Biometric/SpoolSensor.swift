@@ -21,7 +21,7 @@ public final class SpoolSensor: BiometricSensor, @unchecked Sendable {
   }
 
   /// The announcement of the prompt waiting for `user` in this process, if any.
-  public func announcement(for user: UserName) -> PromptAnnouncement? { lock.withLock { open[user]?.announcement } }
+  package func announcement(for user: UserName) -> PromptAnnouncement? { lock.withLock { open[user]?.announcement } }
 
   public func openPrompt(for user: UserName, origin: RequestOrigin) throws(LocalAuthError) {
     guard let modality else { return }

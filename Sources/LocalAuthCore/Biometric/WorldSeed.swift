@@ -1,7 +1,7 @@
 /// The simulated world's secret: a random number in `<state>/world-seed`, created on first use.
-public enum WorldSeed {
+package enum WorldSeed {
   /// Reads the seed, creating it if missing.
-  public static func load(stateRoot: String) throws(StateError) -> UInt64 {
+  package static func load(stateRoot: String) throws(StateError) -> UInt64 {
     try FileSyscalls.ensureDirectory(stateRoot)
     let path = stateRoot + "/world-seed"
     if let bytes = try FileSyscalls.readTrustedFile(path, limit: 64) {

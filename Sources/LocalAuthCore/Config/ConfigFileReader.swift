@@ -8,7 +8,7 @@ public struct ConfigFileProblem: Error, Equatable, Sendable, CustomStringConvert
 /// by root and not writable by group or others, at most `OptionParser.maximumFileSize` bytes.
 public enum ConfigFileReader {
   /// The file's text, or nil when it does not exist; suitable as `OptionParser.parse`'s `readFile`.
-  public static func read(_ path: String) throws(ConfigFileProblem) -> String? {
+  package static func read(_ path: String) throws(ConfigFileProblem) -> String? {
     do {
       return try FileSyscalls.readTrustedFile(path, limit: OptionParser.maximumFileSize)
         .map { String(decoding: $0, as: UTF8.self) }

@@ -2,27 +2,27 @@
 /// pam_gnome_keyring and its peers (docs/KEYCHAIN.md).
 public struct KeychainOptions: Equatable, Sendable {
   /// The TPM's TCTI for new device keys; nil for none. A missing device node means no TPM.
-  public var tpm: String? = "device:/dev/tpmrm0"
+  package var tpm: String? = "device:/dev/tpmrm0"
   /// `capture_authtok`: store PAM_AUTHTOK as the login secret (an auth line after pam_unix), or keep it in step
   /// with a password change (a password line after pam_unix).
-  public var captureAuthToken = false
+  package var captureAuthToken = false
   /// `release_authtok`: after a successful evaluation in a local session, set PAM_AUTHTOK from the login secret.
-  public var releaseAuthToken = false
+  package var releaseAuthToken = false
   /// `release_on_reuse`: also release after a success the reuse window granted.
-  public var releaseOnReuse = false
+  package var releaseOnReuse = false
   /// `login_secret=`: the login secret's access control, userPresence (default) or biometryCurrentSet.
-  public var loginSecretFlags: KeychainAccessFlags = .userPresence
+  package var loginSecretFlags: KeychainAccessFlags = .userPresence
   /// `keychain_max_items=` and `keychain_max_bytes=`: each user's quota (an add beyond it is errSecAllocate).
-  public var limits = KeychainLimits()
+  package var limits = KeychainLimits()
 
   /// The defaults.
   public init() {}
 
   /// The login secret's service and account in the user's keychain.
-  public static let loginSecretService = "pam_localauth"
+  package static let loginSecretService = "pam_localauth"
   /// The login secret's account.
-  public static let loginSecretAccount = "login"
+  package static let loginSecretAccount = "login"
   /// The access group of the module's own items (the login secret): reserved (`Keychain.isReserved`), so no app's
   /// keychain call can read, change, add to or delete them.
-  public static let moduleAccessGroup = "pam_localauth.module"
+  package static let moduleAccessGroup = "pam_localauth.module"
 }

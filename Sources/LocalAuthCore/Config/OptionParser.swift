@@ -2,24 +2,24 @@
 ///
 /// Defaults, then the `conf=` file (or the default file, which may be missing), then the arguments, all
 /// through one table. A malformed value of a known key is an error; an unknown key is reported and ignored.
-public enum OptionParser {
+package enum OptionParser {
   /// The most arguments or file lines accepted.
-  public static let maximumEntries = 256
+  package static let maximumEntries = 256
   /// The longest argument or line accepted.
-  public static let maximumEntryLength = 1024
+  package static let maximumEntryLength = 1024
   /// The largest configuration file accepted.
-  public static let maximumFileSize = 64 * 1024
+  package static let maximumFileSize = 64 * 1024
 
   /// The result of parsing: options and the unknown keys that were ignored.
-  public struct Parsed: Equatable, Sendable {
+  package struct Parsed: Equatable, Sendable {
     /// The options.
-    public var options: Options
+    package var options: Options
     /// Warnings to log, one sentence each.
-    public var warnings: [String]
+    package var warnings: [String]
   }
 
   /// Parses module arguments; `readFile` returns a file's text or nil when it does not exist.
-  public static func parse(
+  package static func parse(
     arguments: [String], readFile: (String) throws(ConfigFileProblem) -> String?
   ) throws(ConfigError) -> Parsed {
     guard arguments.count <= maximumEntries else { throw .tooLarge(what: "more than \(maximumEntries) arguments") }
@@ -67,7 +67,7 @@ public enum OptionParser {
   ///
   /// Works on the UTF-8 bytes: lines end at "\n" (so "\r\n" files work), and only ASCII blanks are trimmed,
   /// which keeps the module's start-up free of Unicode grapheme and scalar machinery.
-  public static func fileLines(_ text: String) throws(ConfigError) -> [String] { try numberedFileLines(text).map { $0.text } }
+  package static func fileLines(_ text: String) throws(ConfigError) -> [String] { try numberedFileLines(text).map { $0.text } }
 
   /// `fileLines(_:)` with each entry's line number, for messages that must not repeat the line.
   static func numberedFileLines(_ text: String) throws(ConfigError) -> [Entry] {

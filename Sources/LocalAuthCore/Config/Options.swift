@@ -1,66 +1,66 @@
 /// The module's and the CLI's settings: defaults, then the configuration file, then the arguments.
 public struct Options: Equatable, Sendable {
   /// The default configuration file.
-  public static let defaultConfigPath = "/etc/security/localauth.conf"
+  package static let defaultConfigPath = "/etc/security/localauth.conf"
 
   /// The policy to evaluate.
-  public var policy: AuthPolicy = .deviceOwnerAuthentication
+  package var policy: AuthPolicy = .deviceOwnerAuthentication
   /// The reason shown to the user; nil derives one from the service.
-  public var reason: String?
+  package var reason: String?
   /// The fallback button's title; nil for the default, empty to hide it.
-  public var fallbackTitle: String?
+  package var fallbackTitle: String?
   /// The reuse window in seconds (0–300); setting it also caps every window, apps' included
   /// (`EvaluationSettings.reuseLimit`).
-  public var reuseDuration: Double = 0 {
+  package var reuseDuration: Double = 0 {
     didSet { evaluation.reuseLimit = reuseDuration }
   }
   /// Protect only users who enabled this feature; others get PAM_IGNORE.
-  public var feature: String?
+  package var feature: String?
   /// The state folder.
-  public var stateDirectory: String = FileStateStore.defaultRoot
+  package var stateDirectory: String = FileStateStore.defaultRoot
   /// The runtime folder for waiting prompts (`runtime_dir=`); nil derives it (`runtimeRoot`).
-  public var runtimeDirectory: String?
+  package var runtimeDirectory: String?
   /// The simulated sensor's modality, or nil for no sensor.
-  public var sensor: Modality? = .touchID
+  package var sensor: Modality? = .touchID
   /// A real reader through fprintd instead of the simulated sensor (`sensor=fprintd`).
-  public var fprintd = false
+  package var fprintd = false
   /// Where fprintd keeps its prints (the domain state's source).
-  public var fprintDirectory = "/var/lib/fprint"
+  package var fprintDirectory = "/var/lib/fprint"
   /// Seconds a presented sensor event stays valid.
-  public var eventExpiry: Double = 30
+  package var eventExpiry: Double = 30
   /// Log debug lines.
-  public var debug = false
+  package var debug = false
   /// Skip the failure pause: without it a failed authentication asks libpam for pam_unix's 2 s `pam_fail_delay`.
-  public var noDelay = false
+  package var noDelay = false
   /// The evaluation rules; no reuse window unless `reuse_duration=` opens one.
-  public var evaluation = EvaluationSettings.withoutReuse
+  package var evaluation = EvaluationSettings.withoutReuse
   /// PAM services whose application shows its own prompt without a terminal (`gui_services=`): their requests
   /// are visible without one (RequestVisibility).
-  public var guiServices = RequestVisibility.defaultGUIServices
+  package var guiServices = RequestVisibility.defaultGUIServices
   /// PAM services whose matches are session unlocks (`unlock_services=`), which apps may reuse (rule 7).
-  public var unlockServices = ReusePurpose.defaultUnlockServices
+  package var unlockServices = ReusePurpose.defaultUnlockServices
   /// Terminal emulators, by the name of their executable, that show a pseudo-terminal to the person at the
   /// machine (`terminal_programs=`; TerminalWatch).
-  public var terminalPrograms = RequestVisibility.defaultTerminalPrograms
+  package var terminalPrograms = RequestVisibility.defaultTerminalPrograms
   /// The user presses Enter before the finger is asked for (`confirm`).
-  public var confirm = false
+  package var confirm = false
   /// localauth-helper, which the module runs when it cannot read the state itself (an unprivileged caller).
-  public var helperPath = Options.defaultHelperPath
+  package var helperPath = Options.defaultHelperPath
 
   /// Where `make install` puts localauth-helper.
-  public static let defaultHelperPath = "/usr/sbin/localauth-helper"
+  package static let defaultHelperPath = "/usr/sbin/localauth-helper"
   /// The runtime folder beside the default state folder: tmpfs, emptied at boot, like /run/sudo and /run/faillock.
-  public static let defaultRuntimeRoot = "/run/localauth"
+  package static let defaultRuntimeRoot = "/run/localauth"
 
   /// Where waiting prompts live: `runtime_dir=` when given; else /run/localauth beside the default state folder,
   /// and the state folder itself when `state_dir=` moved it (tests, chroots), so one setting moves both.
-  public var runtimeRoot: String {
+  package var runtimeRoot: String {
     runtimeDirectory ?? (stateDirectory == FileStateStore.defaultRoot ? Self.defaultRuntimeRoot : stateDirectory)
   }
   /// The keychain and login-secret options (KeychainOptions.swift).
-  public var keychain = KeychainOptions()
+  package var keychain = KeychainOptions()
   /// The TPM that seals new keychain device keys (`tpm=`, a tpm2-tss TCTI); nil for none (`tpm=none`).
-  public var tpm: String? { keychain.tpm }
+  package var tpm: String? { keychain.tpm }
 
   /// The defaults.
   public init() {}

@@ -1,21 +1,21 @@
 /// Every side effect the core has comes in through this one value: clock, store, sensor, matcher, UI, log.
 public struct Dependencies {
   /// Time and boot identity.
-  public var clock: AuthClock
+  package var clock: AuthClock
   /// The state store.
-  public var store: StateStore
+  package var store: StateStore
   /// The biometric sensor.
-  public var sensor: BiometricSensor
+  package var sensor: BiometricSensor
   /// The user interface.
-  public var prompter: AuthPrompter
+  package var prompter: AuthPrompter
   /// The log.
-  public var log: AuthLog
+  package var log: AuthLog
   /// The matcher that compares the sensor's samples with the enrolled templates.
-  public var matcher: BiometricMatcher
+  package var matcher: BiometricMatcher
   /// The users' keychains; nil where there is none (an in-memory test world).
-  public var keychain: Keychain?
+  package var keychain: Keychain?
   /// The system's password database, for `passcode=account` (/etc/shadow unless a test gives fake entries).
-  public var accountPasswords: AccountPasswords
+  package var accountPasswords: AccountPasswords
 
   /// Collects the side effects; the matcher is the simulated one unless a test scripts it.
   public init(

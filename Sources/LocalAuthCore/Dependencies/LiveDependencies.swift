@@ -3,7 +3,7 @@
 extension Dependencies {
   /// The system clock, the state folder of `options` and its keychain, the configured sensor (the simulated one,
   /// its prompts in the runtime folder; fprintd; or none), and the caller's own prompter and log.
-  public static func live(_ options: Options, prompter: AuthPrompter, log: AuthLog) -> Dependencies {
+  package static func live(_ options: Options, prompter: AuthPrompter, log: AuthLog) -> Dependencies {
     let clock = SystemClock()
     let sensor: BiometricSensor =
       if options.fprintd {
@@ -22,7 +22,7 @@ extension Dependencies {
 
 extension OptionParser {
   /// Parses module arguments over the configuration file they name (or the default one), read the safe way.
-  public static func parse(arguments: [String]) throws(ConfigError) -> Parsed {
+  package static func parse(arguments: [String]) throws(ConfigError) -> Parsed {
     try parse(arguments: arguments, readFile: ConfigFileReader.read)
   }
 }
@@ -31,7 +31,7 @@ extension RemoteSession {
   /// Whether the calling process runs in a remote session: PAM_RHOST and PAM_TTY when PAM gives them, the
   /// variables of `RemoteSession.variables` as `environment` finds them, and this process's login session (with
   /// the session ledger of `runtimeRoot`), logind session and ancestry.
-  public static func detectCurrent(
+  package static func detectCurrent(
     remoteHost: String = "", tty: String, environment: (String) -> String?, runtimeRoot: String,
     loginSession: String? = nil
   ) -> Verdict {
@@ -45,7 +45,7 @@ extension RemoteSession {
 
 extension SessionLedger {
   /// What pam_sm_open_session did with the ledger.
-  public enum Opening: Equatable, Sendable {
+  package enum Opening: Equatable, Sendable {
     /// The process is in no login session, or did not start the one it is in (su and sudo run inside the
     /// caller's session, even when their parent has exited; only the root process that ran pam_loginuid
     /// records it).
@@ -57,7 +57,7 @@ extension SessionLedger {
   /// Records the login session this process has just opened (pam_loginuid ran earlier in the stack): remote when
   /// the remote detection says so from PAM_RHOST, PAM_TTY's utmp record, a network login daemon in the session,
   /// logind, the ancestry or the SSH variables; else local. The ledger is in `runtimeRoot` for this boot.
-  public static func recordOpening(
+  package static func recordOpening(
     remoteHost: String, tty: String, environment: (String) -> String?, runtimeRoot: String
   ) throws(StateError) -> Opening {
     let live = RemoteSession.System.live(runtimeRoot: runtimeRoot)

@@ -36,14 +36,14 @@ public enum AuthErrorCode: Int, Sendable, CaseIterable {
   case invalidDimensions = -14
 
   /// Apple's Swift spelling of the case, as logs and `localauthctl` print it.
-  public var name: String { row.name }
+  package var name: String { row.name }
 
   /// The sentence `localauthctl` prints after the name and code.
-  public var message: String { row.message }
+  package var message: String { row.message }
 
   /// The sentence an `LAError` with this code gives as its localized description: `message`, or Apple's
   /// wording where it differs.
-  public var localizedDescription: String { row.apple ?? row.message }
+  package var localizedDescription: String { row.apple ?? row.message }
 
   /// The table: each code's name, `message`, and Apple's wording where it differs from `message`.
   private var row: (name: String, message: String, apple: String?) {
@@ -77,7 +77,7 @@ public enum AuthPolicy: Int, Sendable, CaseIterable {
   case deviceOwnerAuthentication = 2
 
   /// The name used in configuration and logs.
-  public var name: String {
+  package var name: String {
     switch self {
     case .deviceOwnerAuthenticationWithBiometrics: "deviceOwnerAuthenticationWithBiometrics"
     case .deviceOwnerAuthentication: "deviceOwnerAuthentication"

@@ -1,5 +1,5 @@
 /// Whether biometry can be offered to a user now, and if not, why.
-public enum BiometryStatus: Equatable, Sendable {
+package enum BiometryStatus: Equatable, Sendable {
   /// Biometry can be offered with this modality.
   case usable(Modality)
   /// Biometry cannot be offered.
@@ -8,7 +8,7 @@ public enum BiometryStatus: Equatable, Sendable {
   /// Decides biometry's status from the sensor, the record and the rules (docs/RULES.md, rules 1, 3 and 6).
   /// `readerItems` are the prints a reader keeps itself (fprintd); nil when the record holds the templates.
   /// `hidden` is a request the person at the machine cannot see (RequestVisibility).
-  public static func of(
+  package static func of(
     record: UserRecord, sensor: Modality?, remote: Bool, hidden: Bool = false, now: WallTime, bootID: String,
     settings: EvaluationSettings, readerItems: [String]? = nil
   ) -> BiometryStatus {
@@ -29,7 +29,7 @@ public enum BiometryStatus: Equatable, Sendable {
   }
 
   /// Why the passcode is required instead of biometry now, or nil when biometry may be used (rule 6).
-  public static func passcodeRequirement(
+  package static func passcodeRequirement(
     record: UserRecord, now: WallTime, bootID: String, settings: EvaluationSettings
   ) -> PasscodeRequirement? {
     if settings.passcodeAfterReboot && record.lastPasscodeBootID != bootID { return .reboot }

@@ -41,7 +41,7 @@ public enum PasscodeRequirement: String, Sendable, Equatable {
   case lockout
 
   /// A sentence for the user.
-  public var message: String {
+  package var message: String {
     switch self {
     case .reboot: "Your passcode is required after a restart."
     case .idle: "Your passcode is required after 48 hours without authentication."
@@ -60,5 +60,5 @@ public enum EvaluationOutcome: Sendable, Equatable {
   case failure(AuthErrorCode, FailureDetail)
 
   /// True only for `.success`.
-  public var isSuccess: Bool { if case .success = self { true } else { false } }
+  package var isSuccess: Bool { if case .success = self { true } else { false } }
 }

@@ -5,35 +5,35 @@
 /// Each path says who asks (`Requester`) and what the caller gave (reason, titles, reuse, interaction); the builder
 /// adds what the rules decide: whether the session is remote (docs/RULES.md, rule 6), whether the person at the
 /// machine can see the request ("Intent", with the one notice when not), and the reuse purpose (rule 7).
-public struct EvaluationRequestBuilder {
+package struct EvaluationRequestBuilder {
   /// The /proc reads of the intent check, the approved command and an app's environment.
-  public var processes: RequestVisibility.System
+  package var processes: RequestVisibility.System
   /// The remote-session decision for a runtime folder; nil for the system's (`remoteSession`).
-  public var remoteDetection: ((_ runtimeRoot: String) -> RemoteSession.Verdict)?
+  package var remoteDetection: ((_ runtimeRoot: String) -> RemoteSession.Verdict)?
 
   /// A builder on `processes` (the running system by default) with the system's remote-session decision.
-  public init(processes: RequestVisibility.System = .live) {
+  package init(processes: RequestVisibility.System = .live) {
     self.processes = processes
   }
 
   /// Who asks, as a request is built from it.
-  public struct Requester {
+  package struct Requester {
     /// The user to authenticate.
-    public var user: UserName
+    package var user: UserName
     /// Who asks and from where; its pid is the process whose visibility is checked.
-    public var origin: RequestOrigin
+    package var origin: RequestOrigin
     /// The name the visibility check goes by: the PAM service, or the app's executable.
-    public var service: String
+    package var service: String
     /// The requester in the notice of a hidden request: "service sudo", "app la-app (pid 42)".
-    public var subject: String
+    package var subject: String
     /// What a match is made for and which matches the request may reuse (rule 7).
-    public var purpose: ReusePurpose
+    package var purpose: ReusePurpose
     /// The services whose requests count as shown without a terminal (`gui_services=`, or an app's own dialog);
     /// asked only when the visibility check runs.
-    public var guiServices: () -> [String]
+    package var guiServices: () -> [String]
 
     /// Describes a requester.
-    public init(
+    package init(
       user: UserName, origin: RequestOrigin, service: String, subject: String, purpose: ReusePurpose,
       guiServices: @escaping () -> [String]
     ) {
@@ -49,7 +49,7 @@ public struct EvaluationRequestBuilder {
   /// Whether the session is remote: `remoteDetection`, else the system's decision from PAM_RHOST (`remoteHost`),
   /// the terminal's utmp record, this process's login session (`loginSession` when already read), the ledger in
   /// `runtimeRoot`, logind, the ancestry, and the caller's SSH_* variables, which can only make it remote.
-  public func remoteSession(
+  package func remoteSession(
     remoteHost: String = "", tty: String, environment: [String: String], runtimeRoot: String, loginSession: String?
   ) -> RemoteSession.Verdict {
     if let remoteDetection { return remoteDetection(runtimeRoot) }
@@ -59,7 +59,7 @@ public struct EvaluationRequestBuilder {
   }
 
   /// The SSH_* variables (`RemoteSession.variables`) a process was started with, from /proc/PID/environ.
-  public func environment(of pid: Int32) -> [String: String] {
+  package func environment(of pid: Int32) -> [String: String] {
     guard let bytes = processes.read("/proc/\(pid)/environ", 1 << 17) else { return [:] }
     var found: [String: String] = [:]
     for entry in bytes.split(separator: 0) {
@@ -72,14 +72,14 @@ public struct EvaluationRequestBuilder {
   }
 
   /// What the finger approves when `pid` runs the real su or sudo (`ApprovedCommand`), from its command line.
-  public func approval(of pid: Int32, service: String) -> String? {
+  package func approval(of pid: Int32, service: String) -> String? {
     guard let cmdline = processes.read("/proc/\(pid)/cmdline", 1 << 17) else { return nil }
     return ApprovedCommand.phrase(cmdline: cmdline, service: service)
   }
 
   /// The request of `requester`, remote as `session` says; hidden (no finger, no reuse) when the person at the
   /// machine cannot see it, with one notice (`RequestVisibility.isHidden`).
-  public func request(
+  package func request(
     for requester: Requester, policy: AuthPolicy, reason: String, fallbackTitle: String?, cancelTitle: String? = nil,
     reuseDuration: Double, interactionAllowed: Bool, session: RemoteSession.Verdict,
     cancellation: CancellationFlag? = nil, terminalPrograms: [String], sensorPresent: Bool, log: AuthLog

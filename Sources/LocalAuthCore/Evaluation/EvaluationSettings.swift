@@ -1,33 +1,33 @@
 /// The tunable rules of an evaluation; the defaults are Apple's values (docs/RULES.md, rules 3–6).
 public struct EvaluationSettings: Equatable, Sendable {
   /// Consecutive failed matches that lock biometry (Apple: 5).
-  public var lockoutThreshold = 5
+  package var lockoutThreshold = 5
   /// The escalating passcode delays.
-  public var delaySchedule = DelaySchedule.apple
+  package var delaySchedule = DelaySchedule.apple
   /// Seconds the sensor waits for each attempt before the system cancels (fprintd's default is 30).
-  public var sensorTimeout: Double = 30
+  package var sensorTimeout: Double = 30
   /// Require the passcode after a reboot.
-  public var passcodeAfterReboot = true
+  package var passcodeAfterReboot = true
   /// Require the passcode after this long without any successful authentication (0 disables; Apple: 48 h).
-  public var idleLimit: Double = 48 * 3600
+  package var idleLimit: Double = 48 * 3600
   /// With `biometryMaxAge`: require the passcode when it was not used for this long (0 disables; Apple: 156 h).
-  public var passcodeMaxAge: Double = 156 * 3600
+  package var passcodeMaxAge: Double = 156 * 3600
   /// With `passcodeMaxAge`: … and biometry was not used for this long (Apple: 4 h).
-  public var biometryMaxAge: Double = 4 * 3600
+  package var biometryMaxAge: Double = 4 * 3600
   /// Require the passcode after an enrollment change.
-  public var passcodeAfterEnrollmentChange = true
+  package var passcodeAfterEnrollmentChange = true
   /// The passcode hash's cost.
-  public var hasher = PasscodeHasher()
+  package var hasher = PasscodeHasher()
   /// The shortest passcode that may be set.
-  public var passcodeMinimumLength = 4
+  package var passcodeMinimumLength = 4
   /// Which secret the passcode prompt checks: the module's own passcode, or the login password (`passcode=`).
-  public var passcodeSource = PasscodeSource.separate
+  package var passcodeSource = PasscodeSource.separate
   /// One prompt takes the finger or the typed passcode, whichever comes first, where the prompter can read
   /// while the sensor waits (`parallel_passcode`; ParallelEntry.swift).
-  public var parallelPasscode = false
+  package var parallelPasscode = false
   /// The administrator's cap on every reuse window in seconds, the app's requested one included (`reuse_duration`;
   /// 0 = no window anywhere). Apple's default is no cap below its own 300 s; `Options` starts from 0.
-  public var reuseLimit: Double = EvaluationRequest.maximumReuseDuration
+  package var reuseLimit: Double = EvaluationRequest.maximumReuseDuration
 
   /// Apple's defaults.
   public init() {}
@@ -36,34 +36,34 @@ public struct EvaluationSettings: Equatable, Sendable {
 /// What a caller asks for: whose authentication, under which policy, and how to present it.
 public struct EvaluationRequest {
   /// The user to authenticate.
-  public var user: UserName
+  package var user: UserName
   /// The policy.
-  public var policy: AuthPolicy
+  package var policy: AuthPolicy
   /// Why the caller asks; must not be empty.
-  public var reason: String
+  package var reason: String
   /// The fallback button's title: nil for the default, empty to hide it.
-  public var fallbackTitle: String?
+  package var fallbackTitle: String?
   /// The cancel button's title: nil or empty mean "Cancel".
-  public var cancelTitle: String?
+  package var cancelTitle: String?
   /// Seconds a recent biometric match may be reused (0 = never; capped at 300).
-  public var reuseDuration: Double
+  package var reuseDuration: Double
   /// False when no UI may be shown (notInteractive).
-  public var interactionAllowed: Bool
+  package var interactionAllowed: Bool
   /// True for remote sessions, which never use biometry.
-  public var remote: Bool
+  package var remote: Bool
   /// True when the person at the machine cannot see the request (RequestVisibility): no biometry, no reuse.
-  public var hidden = false
+  package var hidden = false
   /// True when the user must press Enter before the finger is asked for (`confirm`).
-  public var confirm = false
+  package var confirm = false
   /// Set by the caller to cancel a running evaluation (appCancel).
-  public var cancellation: CancellationFlag?
+  package var cancellation: CancellationFlag?
   /// Who asks and from where: named on the prompt, stamped on failures, the reuse window's scope.
-  public var origin: RequestOrigin
+  package var origin: RequestOrigin
   /// What a match is made for, stamped with it, and which stamps this request may reuse (rule 7). Defaults to the
   /// origin's service's own.
-  public var purpose: ReusePurpose
+  package var purpose: ReusePurpose
   /// Receives a copy of the passcode when it is accepted (the keychain opens passcode-keyed items with it).
-  public var passcodeCapture: PasscodeCapture?
+  package var passcodeCapture: PasscodeCapture?
 
   /// Describes an evaluation.
   public init(
@@ -87,10 +87,10 @@ public struct EvaluationRequest {
   /// Apple's cap on the reuse window in seconds, the one written in the tree: LocalAuthentication's public
   /// LATouchIDAuthenticationMaximumAllowableReuseDuration, the helper's app calls, `reuse_duration=` and localauthctl
   /// all take it from here.
-  public static let maximumReuseDuration: Double = 300
+  package static let maximumReuseDuration: Double = 300
 
   /// The fallback title shown, or nil when hidden.
-  public var effectiveFallbackTitle: String? {
+  package var effectiveFallbackTitle: String? {
     guard let title = fallbackTitle else {
       return policy == .deviceOwnerAuthentication ? "Enter Passcode" : "Enter Password"
     }
@@ -99,13 +99,13 @@ public struct EvaluationRequest {
 
   /// The fallback title shown when the passcode is `source`: with the login password, macOS's default
   /// "Enter Password" under both policies; a title the caller set, or hid, stays as it is.
-  public func fallbackTitle(passcode source: PasscodeSource) -> String? {
+  package func fallbackTitle(passcode source: PasscodeSource) -> String? {
     guard source == .account, fallbackTitle == nil else { return effectiveFallbackTitle }
     return "Enter Password"
   }
 
   /// The cancel title shown: nil or empty give "Cancel".
-  public var effectiveCancelTitle: String { cancelTitle.flatMap { $0.isEmpty ? nil : $0 } ?? "Cancel" }
+  package var effectiveCancelTitle: String { cancelTitle.flatMap { $0.isEmpty ? nil : $0 } ?? "Cancel" }
 }
 
 /// A flag one thread sets to cancel an evaluation running on another.
@@ -117,10 +117,10 @@ public final class CancellationFlag: @unchecked Sendable {
   public init() {}
 
   /// Sets the flag.
-  public func cancel() { lock.withLock { cancelled = true } }
+  package func cancel() { lock.withLock { cancelled = true } }
 
   /// True once `cancel()` was called.
-  public var isCancelled: Bool { lock.withLock { cancelled } }
+  package var isCancelled: Bool { lock.withLock { cancelled } }
 }
 
 /// Mistakes of the calling program, not of the user (Apple raises NSInvalidArgumentException for these).
@@ -137,7 +137,7 @@ public enum UsageError: Error, Equatable, Sendable, CustomStringConvertible {
 
 extension EvaluationSettings {
   /// Apple's defaults with no reuse window (`reuseLimit` 0), as the module starts before `reuse_duration=`.
-  public static var withoutReuse: EvaluationSettings {
+  package static var withoutReuse: EvaluationSettings {
     var settings = EvaluationSettings()
     settings.reuseLimit = 0
     return settings

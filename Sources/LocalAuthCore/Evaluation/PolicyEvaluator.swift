@@ -2,26 +2,26 @@
 ///
 /// The flow follows docs/RULES.md, rules 1 and 2: under deviceOwnerAuthentication, biometry first when usable, the
 /// passcode otherwise or after the fallback; under deviceOwnerAuthenticationWithBiometrics, biometry only.
-public struct PolicyEvaluator {
+package struct PolicyEvaluator {
   /// The side effects.
-  public var dependencies: Dependencies
+  package var dependencies: Dependencies
   /// The rules.
-  public var settings: EvaluationSettings
+  package var settings: EvaluationSettings
 
   /// Creates an evaluator.
-  public init(dependencies: Dependencies, settings: EvaluationSettings = EvaluationSettings()) {
+  package init(dependencies: Dependencies, settings: EvaluationSettings = EvaluationSettings()) {
     self.dependencies = dependencies
     self.settings = settings
   }
 
   /// The biometry status for `user` now.
-  public func biometryStatus(for user: UserName, remote: Bool = false) throws(LocalAuthError) -> BiometryStatus {
+  package func biometryStatus(for user: UserName, remote: Bool = false) throws(LocalAuthError) -> BiometryStatus {
     let (record, reader) = try load(user)
     return status(of: record, reader, remote: remote)
   }
 
   /// Checks whether `policy` can be evaluated for `user` now; nil when it can (canEvaluatePolicy).
-  public func canEvaluate(_ policy: AuthPolicy, for user: UserName, remote: Bool = false) throws(LocalAuthError) -> AuthErrorCode? {
+  package func canEvaluate(_ policy: AuthPolicy, for user: UserName, remote: Bool = false) throws(LocalAuthError) -> AuthErrorCode? {
     let (record, reader) = try load(user)
     switch policy {
     case .deviceOwnerAuthenticationWithBiometrics:
@@ -40,7 +40,7 @@ public struct PolicyEvaluator {
   /// `loaded` is the user's record as the caller read it a moment before (pam_sm_authenticate reads it to see
   /// whether the module applies), so that it is not read again; every change is still made under the lock on a
   /// fresh read.
-  public func evaluate(_ request: EvaluationRequest, loaded: UserRecord? = nil) throws(LocalAuthError) -> EvaluationOutcome {
+  package func evaluate(_ request: EvaluationRequest, loaded: UserRecord? = nil) throws(LocalAuthError) -> EvaluationOutcome {
     guard !request.reason.isEmpty else { throw .usage(.emptyReason) }
     let user = request.user
     let log = dependencies.log
@@ -150,7 +150,7 @@ public struct PolicyEvaluator {
 
   /// Whether `user` has a passcode: the record's own, or with `passcode=account` a login password pam_unix would
   /// accept today (not locked, not expired: `ShadowEntry.refusal`).
-  public func hasPasscode(_ record: UserRecord, for user: UserName) -> Bool {
+  package func hasPasscode(_ record: UserRecord, for user: UserName) -> Bool {
     switch settings.passcodeSource {
     case .separate: return record.passcodeHash != nil
     case .account: return accountRefusal(for: user) == nil
@@ -158,7 +158,7 @@ public struct PolicyEvaluator {
   }
 
   /// Why the login password of `user` cannot be the passcode today, or nil when it can.
-  public func accountRefusal(for user: UserName) -> AccountRefusal? {
+  package func accountRefusal(for user: UserName) -> AccountRefusal? {
     switch dependencies.accountPasswords.usableHash(for: user, today: dependencies.clock.now().shadowDay) {
     case .success: return nil
     case .failure(let refusal): return refusal
@@ -177,12 +177,12 @@ public struct PolicyEvaluator {
   }
 
   /// The user's opaque enrollment state (evaluatedPolicyDomainState); nil when nothing is enrolled (rule 8).
-  public func domainState(for user: UserName) throws(LocalAuthError) -> String? {
+  package func domainState(for user: UserName) throws(LocalAuthError) -> String? {
     try dependencies.store.load(user)?.domainState
   }
 
   /// Ends `user`'s reuse window (logout must end it, or Face ID would log the user straight back in: rule 7).
-  public func endReuseWindow(for user: UserName) throws(LocalAuthError) {
+  package func endReuseWindow(for user: UserName) throws(LocalAuthError) {
     try dependencies.store.modify(user) { record throws(LocalAuthError) in record.reuse = nil }
   }
 

@@ -7,7 +7,7 @@
 /// letters are never changed.
 ///
 /// Byte-level only (ASCII tests, UTF-8 suffixes), so it builds in Embedded Swift with the rest of the core.
-public enum ReasonPhrase {
+package enum ReasonPhrase {
   /// A prompt line made of an instruction ("Place your finger on the sensor") and the caller's reason.
   ///
   /// The reason is trimmed of surrounding whitespace first. Then:
@@ -24,7 +24,7 @@ public enum ReasonPhrase {
   ///   - instruction: What the user must do, with no final punctuation.
   ///   - reason: The caller's `localizedReason`, the `reason=` option or the approved command.
   ///   - end: What closes the line: "." for a statement, ": " for a prompt that reads an answer.
-  public static func line(_ instruction: String, reason: String, end: String = ".") -> String {
+  package static func line(_ instruction: String, reason: String, end: String = ".") -> String {
     var bytes = trimmed(Array(reason.utf8))
     if bytes.isEmpty { return instruction + end }
     if isLower(bytes[0]) {

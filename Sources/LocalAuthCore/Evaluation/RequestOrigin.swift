@@ -4,27 +4,27 @@
 /// For `su alice` typed by bob, the requester is bob (su's real uid), the target user alice.
 public struct RequestOrigin: Equatable, Sendable {
   /// The PAM service, or the program's name.
-  public var service: String
+  package var service: String
   /// The terminal (PAM_TTY); empty when there is none.
-  public var tty: String
+  package var tty: String
   /// The asking process's real uid.
-  public var requesterUID: UInt32
+  package var requesterUID: UInt32
   /// The asking user's name ("uid-N" when it has no passwd entry).
-  public var requesterName: String
+  package var requesterName: String
   /// The remote host (PAM_RHOST); empty when none was given.
-  public var remoteHost: String
+  package var remoteHost: String
   /// The asking process.
-  public var processID: Int32
+  package var processID: Int32
   /// The kernel's audit session of the asking process (/proc/self/sessionid); empty when not set.
-  public var loginSession: String
+  package var loginSession: String
   /// The asking process's terminal session (getsid) as "PID@START": the leader's pid and its start time, so
   /// that a terminal whose number was recycled, or another shell of the same login, is another scope.
-  public var sessionLeader: String
+  package var sessionLeader: String
   /// False when the session leader could not be read: the request then neither opens nor uses a reuse window.
-  public var reuseAllowed: Bool
+  package var reuseAllowed: Bool
   /// What a finger approves ("run `apt upgrade` as root (sudo)", ApprovedCommand); empty when only the service
   /// is known. Printable ASCII, at most 200 bytes.
-  public var approval: String = "" {
+  package var approval: String = "" {
     didSet { approval = Self.line(approval) }
   }
 
@@ -48,7 +48,7 @@ public struct RequestOrigin: Equatable, Sendable {
   /// The calling process as the requester: its real uid and that user's name, its pid (or `processID`: the
   /// helper names its caller), its audit session and its terminal session's leader. The helper is the caller's
   /// child, so it reads both from itself: the kernel gave it its caller's.
-  public static func current(
+  package static func current(
     service: String, tty: String = "", remoteHost: String = "", processID: Int32 = Syscalls.processID
   ) -> RequestOrigin {
     let uid = Syscalls.realUserID
@@ -75,20 +75,20 @@ public struct RequestOrigin: Equatable, Sendable {
   }
 
   /// The name of `uid` in the passwd database, or nil when it has none.
-  public static func passwdName(of uid: UInt32) -> String? {
+  package static func passwdName(of uid: UInt32) -> String? {
     let name = lookUpName(of: uid)
     return name == "uid-\(uid)" ? nil : name
   }
 
   /// The terminal on standard input, as PAM applications pass it in PAM_TTY; empty when there is none.
-  public static func standardInputTerminal() -> String {
+  package static func standardInputTerminal() -> String {
     Syscalls.terminalName(0) ?? ""
   }
 
   /// The reuse window's scope (with the requester's uid, kept beside it in the stamp): the login session, the
   /// terminal session's leader and its start time, and the terminal. A recycled terminal number, a new login,
   /// or another terminal or session of the same user is another scope. Empty when the request may not reuse.
-  public var reuseScope: String {
+  package var reuseScope: String {
     guard reuseAllowed else { return "" }
     func part(_ value: String) -> String { value.isEmpty ? "-" : value }
     return "session=" + part(loginSession) + ",leader=" + part(sessionLeader) + ",tty=" + part(tty)
@@ -96,20 +96,20 @@ public struct RequestOrigin: Equatable, Sendable {
 
   /// True when someone other than `user` asks, and it is not root (login, display managers and root's own
   /// tools run as root and ask on the user's behalf).
-  public func isOtherRequester(than user: UserName) -> Bool {
+  package func isOtherRequester(than user: UserName) -> Bool {
     requesterUID != 0 && requesterName != user.value
   }
 
   /// `text` as one printable line for the state files and logs: printable ASCII, at most 200 bytes; any other
   /// byte becomes "?".
-  public static func line(_ text: String) -> String {
+  package static func line(_ text: String) -> String {
     guard !text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) || text.utf8.count > 200 else { return text }
     return String(decoding: text.utf8.prefix(200).map { $0 >= 0x20 && $0 < 0x7F ? $0 : UInt8(ascii: "?") }, as: UTF8.self)
   }
 
   /// `text` as a token safe for the state files and logs: printable ASCII without spaces, at most 64 bytes;
   /// any other byte becomes "?".
-  public static func token(_ text: String) -> String {
+  package static func token(_ text: String) -> String {
     var bytes: [UInt8] = []
     for byte in text.utf8.prefix(64) { bytes.append(byte > 0x20 && byte < 0x7F ? byte : UInt8(ascii: "?")) }
     return String(decoding: bytes, as: UTF8.self)

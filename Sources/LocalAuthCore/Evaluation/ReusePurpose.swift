@@ -14,7 +14,7 @@ public enum ReusePurpose: Hashable, Sendable {
 
   /// The services whose matches are session unlocks by default: consoles, display managers and greeters, the
   /// screen lockers of `RequestVisibility.defaultGUIServices`, and vlock.
-  public static let defaultUnlockServices = [
+  package static let defaultUnlockServices = [
     "login", "gdm-password", "gdm-fingerprint", "lightdm", "sddm", "greetd", "cosmic-greeter", "xscreensaver",
     "gnome-screensaver", "cinnamon-screensaver", "mate-screensaver", "xfce4-screensaver", "kde", "kscreenlocker",
     "swaylock", "i3lock", "hyprlock", "vlock", "vlock-main",
@@ -22,7 +22,7 @@ public enum ReusePurpose: Hashable, Sendable {
 
   /// The purpose of a PAM request from `service`: a session unlock when `unlockServices` names it, else the
   /// service's own.
-  public static func pam(service: String, unlockServices: [String]) -> ReusePurpose {
+  package static func pam(service: String, unlockServices: [String]) -> ReusePurpose {
     let name = RequestOrigin.token(service)
     return unlockServices.contains(name) ? .sessionUnlock : .service(name)
   }
@@ -30,14 +30,14 @@ public enum ReusePurpose: Hashable, Sendable {
   /// The purpose of an app's request: the executable as the kernel names it (/proc/PID/exe), reduced as the
   /// state file writes it, or "unknown" when it cannot be read (an app stamp is never reused, so the name only
   /// tells stamps apart).
-  public static func app(processID: Int32) -> ReusePurpose {
+  package static func app(processID: Int32) -> ReusePurpose {
     guard let path = Syscalls.linkTarget("/proc/\(processID)/exe", capacity: 4095) else { return .app("unknown") }
     return .app(name(path))
   }
 
   /// The form written in the state file: `unlock`, `service:NAME` or `app:PATH`, with no space and at most 200
   /// printable ASCII bytes of name (any other byte becomes "?").
-  public var token: String {
+  package var token: String {
     switch self {
     case .sessionUnlock: "unlock"
     case .service(let name): "service:" + Self.name(name)

@@ -11,23 +11,23 @@ public enum AuthenticationResult: Equatable, Sendable {
 /// (serving an unprivileged caller): who, from where, under which policy; then the evaluator decides.
 public struct UserAuthentication {
   /// The user name as the application gave it.
-  public var userName: String
+  package var userName: String
   /// The PAM service, for the default reason.
-  public var service: String
+  package var service: String
   /// PAM_TTY; empty when there is none.
-  public var tty: String
+  package var tty: String
   /// PAM_RHOST; empty when there is none.
-  public var remoteHost: String
+  package var remoteHost: String
   /// Who asks (named on the prompt, the reuse window's scope).
-  public var origin: RequestOrigin
+  package var origin: RequestOrigin
   /// The values of `RemoteSession.variables` the caller has; they can only make the session remote.
-  public var remoteVariables: [String: String]
+  package var remoteVariables: [String: String]
   /// The one seam to the system (the /proc reads, the remote-session decision) and the request's assembly.
-  public var requests = EvaluationRequestBuilder()
+  package var requests = EvaluationRequestBuilder()
   /// True when the prompt may name the caller's command ("run `apt upgrade` as root (sudo)", `ApprovedCommand`):
   /// only in the module's own process, inside the real setuid su or sudo. localauth-helper sets it false: its
   /// caller's command line is the caller's word.
-  public var namesCommand = true
+  package var namesCommand = true
 
   /// Describes one authentication.
   public init(
@@ -44,7 +44,7 @@ public struct UserAuthentication {
 
   /// Decides, with `userExists` as the system's user database (getpwnam).
   /// `passcodeCapture` receives the passcode when it is the way in (the login secret's release needs to know).
-  public func run(
+  package func run(
     options: Options, dependencies: Dependencies, userExists: (String) -> Bool, passcodeCapture: PasscodeCapture? = nil
   ) throws(LocalAuthError) -> AuthenticationResult {
     let log = dependencies.log
@@ -102,7 +102,7 @@ public struct UserAuthentication {
   /// Whether this authentication comes from a remote session (PAM_RHOST, PAM_TTY's utmp record, the login
   /// session and the ledger in `runtimeRoot`, logind, ancestry, and the caller's variables, which can only make
   /// it remote).
-  public func remoteSession(runtimeRoot: String) -> RemoteSession.Verdict {
+  package func remoteSession(runtimeRoot: String) -> RemoteSession.Verdict {
     // The origin read this process's audit session a moment ago; the helper's origin names its caller instead.
     requests.remoteSession(
       remoteHost: remoteHost, tty: tty, environment: remoteVariables, runtimeRoot: runtimeRoot,

@@ -45,65 +45,65 @@ public struct AppCall: Equatable, Sendable {
 
   /// Field keys (one list, so that no two fields share a key).
   public enum Key {
-    public static let policy: UInt8 = 1
-    public static let reason: UInt8 = 2
-    public static let fallbackTitle: UInt8 = 3
-    public static let cancelTitle: UInt8 = 4
-    public static let reuseSeconds: UInt8 = 5
-    public static let interactionNotAllowed: UInt8 = 6
-    public static let ownInterface: UInt8 = 7
-    public static let service: UInt8 = 10
-    public static let account: UInt8 = 11
-    public static let label: UInt8 = 12
-    public static let accessGroup: UInt8 = 13
-    public static let accessibility: UInt8 = 14
-    public static let accessFlags: UInt8 = 15
-    public static let data: UInt8 = 16
-    public static let returnData: UInt8 = 17
-    public static let returnAttributes: UInt8 = 18
-    public static let matchAll: UInt8 = 19
-    public static let interface: UInt8 = 20
-    public static let newData: UInt8 = 21
-    public static let newLabel: UInt8 = 22
-    public static let feature: UInt8 = 23
-    public static let enable: UInt8 = 24
-    public static let password: UInt8 = 25
-    public static let identifier: UInt8 = 26
-    public static let requirement: UInt8 = 27
-    public static let secret: UInt8 = 28
-    public static let algorithm: UInt8 = 29
-    public static let peerKey: UInt8 = 30
+    package static let policy: UInt8 = 1
+    package static let reason: UInt8 = 2
+    package static let fallbackTitle: UInt8 = 3
+    package static let cancelTitle: UInt8 = 4
+    package static let reuseSeconds: UInt8 = 5
+    package static let interactionNotAllowed: UInt8 = 6
+    package static let ownInterface: UInt8 = 7
+    package static let service: UInt8 = 10
+    package static let account: UInt8 = 11
+    package static let label: UInt8 = 12
+    package static let accessGroup: UInt8 = 13
+    package static let accessibility: UInt8 = 14
+    package static let accessFlags: UInt8 = 15
+    package static let data: UInt8 = 16
+    package static let returnData: UInt8 = 17
+    package static let returnAttributes: UInt8 = 18
+    package static let matchAll: UInt8 = 19
+    package static let interface: UInt8 = 20
+    package static let newData: UInt8 = 21
+    package static let newLabel: UInt8 = 22
+    package static let feature: UInt8 = 23
+    package static let enable: UInt8 = 24
+    package static let password: UInt8 = 25
+    package static let identifier: UInt8 = 26
+    package static let requirement: UInt8 = 27
+    package static let secret: UInt8 = 28
+    package static let algorithm: UInt8 = 29
+    package static let peerKey: UInt8 = 30
     /// kSecClass ("genp" or "inet").
-    public static let itemClass: UInt8 = 31
+    package static let itemClass: UInt8 = 31
     /// The other attributes, one encoded list (`KeychainAttributes.encode`).
-    public static let attributes: UInt8 = 32
+    package static let attributes: UInt8 = 32
     /// kSecMatchCaseInsensitive.
-    public static let caseInsensitive: UInt8 = 33
+    package static let caseInsensitive: UInt8 = 33
     /// kSecValuePersistentRef.
-    public static let reference: UInt8 = 34
+    package static let reference: UInt8 = 34
     /// SecItemUpdate's new attributes, one encoded list.
-    public static let newAttributes: UInt8 = 35
-    public static let newService: UInt8 = 36
-    public static let newAccount: UInt8 = 37
-    public static let newAccessGroup: UInt8 = 38
-    public static let newAccessibility: UInt8 = 39
+    package static let newAttributes: UInt8 = 35
+    package static let newService: UInt8 = 36
+    package static let newAccount: UInt8 = 37
+    package static let newAccessGroup: UInt8 = 38
+    package static let newAccessibility: UInt8 = 39
     /// The new access control's flags (8 bytes), or empty to remove it.
-    public static let newAccessFlags: UInt8 = 40
+    package static let newAccessFlags: UInt8 = 40
   }
 
   /// The longest encoded attribute list.
-  public static let attributesLimit = 2048
+  package static let attributesLimit = 2048
 
   /// The longest text field (an attribute, a reason).
-  public static let textLimit = 512
+  package static let textLimit = 512
 
   /// The longest fallback or cancel title.
-  public static let titleLimit = 128
+  package static let titleLimit = 128
 
   /// The operation.
-  public var operation: Operation
+  package var operation: Operation
   /// Its fields.
-  public var fields: AppFields
+  package var fields: AppFields
 
   /// Describes a call.
   public init(_ operation: Operation, _ fields: AppFields = AppFields()) {

@@ -6,7 +6,7 @@
 /// would not otherwise take.
 public struct AppFields: Equatable, Sendable {
   /// The fields in the order they were added.
-  public private(set) var entries: [(key: UInt8, value: [UInt8])] = []
+  package private(set) var entries: [(key: UInt8, value: [UInt8])] = []
 
   /// No fields.
   public init() {}
@@ -17,58 +17,58 @@ public struct AppFields: Equatable, Sendable {
   }
 
   /// Adds a field (a key already present is replaced).
-  public mutating func set(_ key: UInt8, _ value: [UInt8]) {
+  package mutating func set(_ key: UInt8, _ value: [UInt8]) {
     entries.removeAll { $0.key == key }
     entries.append((key, value))
   }
 
   /// Adds a text field.
-  public mutating func set(_ key: UInt8, text: String) { set(key, Array(text.utf8)) }
+  package mutating func set(_ key: UInt8, text: String) { set(key, Array(text.utf8)) }
 
   /// Adds a one-byte field.
-  public mutating func set(_ key: UInt8, byte: UInt8) { set(key, [byte]) }
+  package mutating func set(_ key: UInt8, byte: UInt8) { set(key, [byte]) }
 
   /// Adds a flag: present means true.
-  public mutating func set(_ key: UInt8, flag: Bool) { if flag { set(key, []) } }
+  package mutating func set(_ key: UInt8, flag: Bool) { if flag { set(key, []) } }
 
   /// Adds a big-endian integer field (`WireIntegers`).
-  public mutating func set<T: FixedWidthInteger>(_ key: UInt8, integer value: T) { set(key, WireIntegers.bytes(value)) }
+  package mutating func set<T: FixedWidthInteger>(_ key: UInt8, integer value: T) { set(key, WireIntegers.bytes(value)) }
 
   /// Adds a field when `value` is not nil.
-  public mutating func set(_ key: UInt8, optionalText value: String?) { if let value { set(key, text: value) } }
+  package mutating func set(_ key: UInt8, optionalText value: String?) { if let value { set(key, text: value) } }
 
   /// The bytes of `key`, or nil.
-  public func bytes(_ key: UInt8) -> [UInt8]? { entries.first { $0.key == key }?.value }
+  package func bytes(_ key: UInt8) -> [UInt8]? { entries.first { $0.key == key }?.value }
 
   /// The text of `key`, or nil; text with control characters is malformed.
-  public func text(_ key: UInt8) throws(HelperProtocolError) -> String? {
+  package func text(_ key: UInt8) throws(HelperProtocolError) -> String? {
     guard let bytes = bytes(key) else { return nil }
     guard bytes.allSatisfy({ $0 >= 0x20 && $0 != 0x7f }) else { throw .malformed("a field with control characters") }
     return String(decoding: bytes, as: UTF8.self)
   }
 
   /// The one byte of `key`, or nil; any other length is malformed.
-  public func byte(_ key: UInt8) throws(HelperProtocolError) -> UInt8? {
+  package func byte(_ key: UInt8) throws(HelperProtocolError) -> UInt8? {
     guard let bytes = bytes(key) else { return nil }
     guard bytes.count == 1 else { throw .malformed("a one-byte field of \(bytes.count) bytes") }
     return bytes[0]
   }
 
   /// The big-endian integer of `key`, or nil; any length but the type's is malformed.
-  public func integer<T: FixedWidthInteger>(_ key: UInt8, as type: T.Type) throws(HelperProtocolError) -> T? {
+  package func integer<T: FixedWidthInteger>(_ key: UInt8, as type: T.Type) throws(HelperProtocolError) -> T? {
     guard let bytes = bytes(key) else { return nil }
     return try WireIntegers.value(type, of: bytes)
   }
 
   /// True when the flag `key` is present; a flag with a value is malformed.
-  public func flag(_ key: UInt8) throws(HelperProtocolError) -> Bool {
+  package func flag(_ key: UInt8) throws(HelperProtocolError) -> Bool {
     guard let bytes = bytes(key) else { return false }
     guard bytes.isEmpty else { throw .malformed("a flag with a value") }
     return true
   }
 
   /// The wire form.
-  public func encode() -> [UInt8] {
+  package func encode() -> [UInt8] {
     var out: [UInt8] = []
     for (key, value) in entries {
       out.append(key)
@@ -79,7 +79,7 @@ public struct AppFields: Equatable, Sendable {
   }
 
   /// Parses fields, accepting only the keys in `allowed` with values of at most their limit.
-  public static func decode(
+  package static func decode(
     _ bytes: ArraySlice<UInt8>, allowed: [(key: UInt8, limit: Int)]
   ) throws(HelperProtocolError) -> AppFields {
     var fields = AppFields()

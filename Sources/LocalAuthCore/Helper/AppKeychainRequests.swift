@@ -62,20 +62,20 @@ extension AppFields {
 }
 
 /// SecItemAdd (operation 4): the new item; the reply is the stored item (one `AppItem`), then done.
-public struct KeychainAddRequest: Sendable {
+package struct KeychainAddRequest: Sendable {
   /// The item's service, account, label, access group, class and attributes (no id).
-  public var query: Keychain.Query
+  package var query: Keychain.Query
   /// The reason, titles and interaction, for an item whose access control asks for an evaluation.
-  public var prompt: AppPrompt
+  package var prompt: AppPrompt
   /// kSecAttrAccessible; nil is `.whenUnlocked`.
-  public var accessibility: KeychainAccessibility?
+  package var accessibility: KeychainAccessibility?
   /// The access control's flags, or nil for none.
-  public var flags: KeychainAccessFlags?
+  package var flags: KeychainAccessFlags?
   /// The item's data (`KeychainItem.maximumDataSize` at most).
-  public var data: [UInt8]
+  package var data: [UInt8]
 
   /// Describes the call.
-  public init(
+  package init(
     query: Keychain.Query, prompt: AppPrompt, accessibility: KeychainAccessibility?, flags: KeychainAccessFlags?,
     data: [UInt8]
   ) {
@@ -91,7 +91,7 @@ public struct KeychainAddRequest: Sendable {
   ]
 
   /// The call: the prompt, the query, then the item's own fields.
-  public func encode() -> AppCall {
+  package func encode() -> AppCall {
     var fields = AppFields()
     prompt.encode(into: &fields)
     query.encode(into: &fields)
@@ -102,7 +102,7 @@ public struct KeychainAddRequest: Sendable {
   }
 
   /// Reads the call's fields; an add without data is malformed.
-  public init(decoding call: AppCall) throws(HelperProtocolError) {
+  package init(decoding call: AppCall) throws(HelperProtocolError) {
     let fields = call.fields
     guard let data = fields.bytes(AppCall.Key.data) else { throw .malformed("an add without data") }
     self.init(
@@ -113,7 +113,7 @@ public struct KeychainAddRequest: Sendable {
   }
 
   /// The item to store.
-  public var newItem: Keychain.NewItem {
+  package var newItem: Keychain.NewItem {
     var new = Keychain.NewItem(
       service: query.service ?? "", account: query.account ?? "", label: query.label ?? "",
       accessGroup: query.accessGroup ?? "", accessibility: accessibility ?? .whenUnlocked, flags: flags, data: data)
@@ -124,22 +124,22 @@ public struct KeychainAddRequest: Sendable {
 }
 
 /// SecItemCopyMatching (operation 5): the query and what to return; the reply is the items found, then done.
-public struct KeychainCopyRequest: Sendable {
+package struct KeychainCopyRequest: Sendable {
   /// Which items.
-  public var query: Keychain.Query
+  package var query: Keychain.Query
   /// The reason, titles and interaction.
-  public var prompt: AppPrompt
+  package var prompt: AppPrompt
   /// kSecReturnData.
-  public var returnData: Bool
+  package var returnData: Bool
   /// kSecReturnAttributes (the helper sends the attributes either way).
-  public var returnAttributes: Bool
+  package var returnAttributes: Bool
   /// kSecMatchLimitAll.
-  public var matchAll: Bool
+  package var matchAll: Bool
   /// kSecUseAuthenticationUI.
-  public var mode: AppInterfaceMode
+  package var mode: AppInterfaceMode
 
   /// Describes the call.
-  public init(
+  package init(
     query: Keychain.Query, prompt: AppPrompt, returnData: Bool, returnAttributes: Bool, matchAll: Bool,
     mode: AppInterfaceMode
   ) {
@@ -156,7 +156,7 @@ public struct KeychainCopyRequest: Sendable {
   ]
 
   /// The call: the prompt, the query, then what to return.
-  public func encode() -> AppCall {
+  package func encode() -> AppCall {
     var fields = AppFields()
     prompt.encode(into: &fields)
     query.encode(into: &fields)
@@ -168,7 +168,7 @@ public struct KeychainCopyRequest: Sendable {
   }
 
   /// Reads the call's fields; no UI mode is `.allow`.
-  public init(decoding call: AppCall) throws(HelperProtocolError) {
+  package init(decoding call: AppCall) throws(HelperProtocolError) {
     let fields = call.fields
     guard let mode = AppInterfaceMode(rawValue: try fields.byte(AppCall.Key.interface) ?? 0) else {
       throw .malformed("an unknown interface mode")
@@ -181,16 +181,16 @@ public struct KeychainCopyRequest: Sendable {
 }
 
 /// SecItemUpdate (operation 6): the query and the changes; the reply is done.
-public struct KeychainUpdateRequest: Sendable {
+package struct KeychainUpdateRequest: Sendable {
   /// Which items.
-  public var query: Keychain.Query
+  package var query: Keychain.Query
   /// The reason, titles and interaction (an update without new data reads the item first).
-  public var prompt: AppPrompt
+  package var prompt: AppPrompt
   /// What changes.
-  public var changes: Keychain.Changes
+  package var changes: Keychain.Changes
 
   /// Describes the call.
-  public init(query: Keychain.Query, prompt: AppPrompt, changes: Keychain.Changes) {
+  package init(query: Keychain.Query, prompt: AppPrompt, changes: Keychain.Changes) {
     self.query = query
     self.prompt = prompt
     self.changes = changes
@@ -204,7 +204,7 @@ public struct KeychainUpdateRequest: Sendable {
   ]
 
   /// The call: the prompt, the query, then the changes; removing the access control is an empty flags field.
-  public func encode() -> AppCall {
+  package func encode() -> AppCall {
     var fields = AppFields()
     prompt.encode(into: &fields)
     query.encode(into: &fields)
@@ -222,7 +222,7 @@ public struct KeychainUpdateRequest: Sendable {
   }
 
   /// Reads the call's fields.
-  public init(decoding call: AppCall) throws(HelperProtocolError) {
+  package init(decoding call: AppCall) throws(HelperProtocolError) {
     let fields = call.fields
     var changes = Keychain.Changes(
       service: try fields.text(AppCall.Key.newService), account: try fields.text(AppCall.Key.newAccount),
@@ -237,21 +237,21 @@ public struct KeychainUpdateRequest: Sendable {
 }
 
 /// SecItemDelete (operation 7): the query only (a delete never prompts); the reply is done.
-public struct KeychainDeleteRequest: Sendable {
+package struct KeychainDeleteRequest: Sendable {
   /// Which items.
-  public var query: Keychain.Query
+  package var query: Keychain.Query
   /// Describes the call.
-  public init(query: Keychain.Query) { self.query = query }
+  package init(query: Keychain.Query) { self.query = query }
 
   static let limits: AppFieldLimits = Keychain.Query.limits
 
   /// The call.
-  public func encode() -> AppCall {
+  package func encode() -> AppCall {
     var fields = AppFields()
     query.encode(into: &fields)
     return AppCall(.keychainDelete, fields)
   }
 
   /// Reads the call's fields.
-  public init(decoding call: AppCall) throws(HelperProtocolError) { query = try Keychain.Query(decoding: call.fields) }
+  package init(decoding call: AppCall) throws(HelperProtocolError) { query = try Keychain.Query(decoding: call.fields) }
 }

@@ -16,18 +16,18 @@ public enum AppReply: Equatable, Sendable {
 
   /// Reply field keys (above AppCall's, so that an item's attributes and a reply's values never collide).
   public enum Key {
-    public static let biometryType: UInt8 = 40
-    public static let domainState: UInt8 = 41
-    public static let captured: UInt8 = 42
-    public static let enabled: UInt8 = 43
+    package static let biometryType: UInt8 = 40
+    package static let domainState: UInt8 = 41
+    package static let captured: UInt8 = 42
+    package static let enabled: UInt8 = 43
     /// A persisted right's public key (04 ‖ X ‖ Y).
-    public static let publicKey: UInt8 = 44
+    package static let publicKey: UInt8 = 44
     /// A persisted right's requirement (`RightRequirement`).
-    public static let requirement: UInt8 = 45
+    package static let requirement: UInt8 = 45
     /// Present when a secret was saved with the right.
-    public static let hasSecret: UInt8 = 46
+    package static let hasSecret: UInt8 = 46
     /// A signature or a shared secret.
-    public static let output: UInt8 = 47
+    package static let output: UInt8 = 47
     static let result: UInt8 = 50
     /// A refusal's LAError code (Int32, Apple's signed raw value).
     static let code: UInt8 = 51
@@ -114,7 +114,7 @@ public enum AppReply: Equatable, Sendable {
 
 extension AppFields {
   /// The same fields without `key`.
-  public func removing(_ key: UInt8) -> AppFields {
+  package func removing(_ key: UInt8) -> AppFields {
     var result = AppFields()
     for entry in entries where entry.key != key { result.set(entry.key, entry.value) }
     return result
@@ -125,12 +125,12 @@ extension AppFields {
 public struct AppItem: Equatable, Sendable {
   /// Item field keys beyond AppCall's attribute keys.
   public enum Key {
-    public static let created: UInt8 = 60
-    public static let modified: UInt8 = 61
+    package static let created: UInt8 = 60
+    package static let modified: UInt8 = 61
   }
 
   /// The attributes and data.
-  public var fields: AppFields
+  package var fields: AppFields
 
   /// Describes an item.
   public init(fields: AppFields) { self.fields = fields }
@@ -162,5 +162,5 @@ public struct AppItem: Equatable, Sendable {
   ]
 
   /// The value of an 8-byte big-endian field, or nil.
-  public func integer(_ key: UInt8) -> UInt64? { (try? fields.integer(key, as: UInt64.self)) ?? nil }
+  package func integer(_ key: UInt8) -> UInt64? { (try? fields.integer(key, as: UInt64.self)) ?? nil }
 }

@@ -3,26 +3,26 @@
 /// reads it back with `init(decoding:)`, so a field cannot be written one way and read another.
 ///
 /// The keychain's requests are in AppKeychainRequests.swift, the persisted rights' in AppRightRequests.swift.
-public typealias AppFieldLimits = [(key: UInt8, limit: Int)]
+package typealias AppFieldLimits = [(key: UInt8, limit: Int)]
 
 /// The fields every prompting call carries: the reason, the titles, the reuse duration and how the app may interact.
 /// The app never names a user, a state folder or a configuration: the helper takes those itself.
-public struct AppPrompt: Equatable, Sendable {
+package struct AppPrompt: Equatable, Sendable {
   /// The reason shown on the prompt; nil when the call gave none (a keychain call then uses its own).
-  public var reason: String?
+  package var reason: String?
   /// LAContext.localizedFallbackTitle.
-  public var fallbackTitle: String?
+  package var fallbackTitle: String?
   /// LAContext.localizedCancelTitle.
-  public var cancelTitle: String?
+  package var cancelTitle: String?
   /// Seconds a recent match may be reused (`EvaluationRequest.maximumReuseDuration` at most); 0 is sent as no field.
-  public var reuseSeconds: UInt16
+  package var reuseSeconds: UInt16
   /// LAContext.interactionNotAllowed, or no dialog to show the prompt in.
-  public var interactionNotAllowed: Bool
+  package var interactionNotAllowed: Bool
   /// The app shows the request in its own dialog (`LAContext.prompter`).
-  public var ownInterface: Bool
+  package var ownInterface: Bool
 
   /// Describes a prompt.
-  public init(
+  package init(
     reason: String? = nil, fallbackTitle: String? = nil, cancelTitle: String? = nil, reuseSeconds: UInt16 = 0,
     interactionNotAllowed: Bool = false, ownInterface: Bool = false
   ) {
@@ -76,33 +76,33 @@ extension AppFields {
 }
 
 /// LAContext.canEvaluatePolicy (operation 1); the reply is an `AppBiometryReply`, done or refused.
-public struct CanEvaluateRequest: Equatable, Sendable {
+package struct CanEvaluateRequest: Equatable, Sendable {
   /// The policy.
-  public var policy: AuthPolicy
+  package var policy: AuthPolicy
   /// Describes the call.
-  public init(policy: AuthPolicy) { self.policy = policy }
+  package init(policy: AuthPolicy) { self.policy = policy }
 
   static let limits: AppFieldLimits = [(AppCall.Key.policy, 1)]
 
   /// The call.
-  public func encode() -> AppCall {
+  package func encode() -> AppCall {
     var fields = AppFields()
     fields.set(policy: policy)
     return AppCall(.canEvaluate, fields)
   }
 
   /// Reads the call's fields.
-  public init(decoding call: AppCall) throws(HelperProtocolError) { policy = try call.fields.policy() }
+  package init(decoding call: AppCall) throws(HelperProtocolError) { policy = try call.fields.policy() }
 }
 
 /// LAContext.evaluatePolicy (operation 2); the reply is an evaluation with an `EvaluationReply`.
-public struct EvaluateRequest: Equatable, Sendable {
+package struct EvaluateRequest: Equatable, Sendable {
   /// The policy.
-  public var policy: AuthPolicy
+  package var policy: AuthPolicy
   /// The reason, titles, reuse and interaction.
-  public var prompt: AppPrompt
+  package var prompt: AppPrompt
   /// Describes the call.
-  public init(policy: AuthPolicy, prompt: AppPrompt) {
+  package init(policy: AuthPolicy, prompt: AppPrompt) {
     self.policy = policy
     self.prompt = prompt
   }
@@ -110,7 +110,7 @@ public struct EvaluateRequest: Equatable, Sendable {
   static let limits: AppFieldLimits = [(AppCall.Key.policy, 1)] + AppPrompt.limits
 
   /// The call: the policy, then the prompt.
-  public func encode() -> AppCall {
+  package func encode() -> AppCall {
     var fields = AppFields()
     fields.set(policy: policy)
     prompt.encode(into: &fields)
@@ -118,40 +118,40 @@ public struct EvaluateRequest: Equatable, Sendable {
   }
 
   /// Reads the call's fields.
-  public init(decoding call: AppCall) throws(HelperProtocolError) {
+  package init(decoding call: AppCall) throws(HelperProtocolError) {
     policy = try call.fields.policy()
     prompt = try AppPrompt(decoding: call.fields)
   }
 }
 
 /// LAContext.setCredential(_:type:) (operation 8): the application password, or none to clear it.
-public struct ApplicationPasswordRequest: Equatable, Sendable {
+package struct ApplicationPasswordRequest: Equatable, Sendable {
   /// The password's bytes, or nil to clear it.
-  public var password: [UInt8]?
+  package var password: [UInt8]?
   /// Describes the call.
-  public init(password: [UInt8]?) { self.password = password }
+  package init(password: [UInt8]?) { self.password = password }
 
   static let limits: AppFieldLimits = [(AppCall.Key.password, SecretBytes.maximumLength)]
 
   /// The call.
-  public func encode() -> AppCall {
+  package func encode() -> AppCall {
     var fields = AppFields()
     if let password { fields.set(AppCall.Key.password, password) }
     return AppCall(.setApplicationPassword, fields)
   }
 
   /// Reads the call's fields.
-  public init(decoding call: AppCall) { password = call.fields.bytes(AppCall.Key.password) }
+  package init(decoding call: AppCall) { password = call.fields.bytes(AppCall.Key.password) }
 }
 
 /// BiometricAuthenticationFacade's flag of one feature (operation 10): read, or set; the reply is a `FeatureReply`.
-public struct FeatureRequest: Equatable, Sendable {
+package struct FeatureRequest: Equatable, Sendable {
   /// The feature's name ("" when the call named none, which the helper refuses).
-  public var name: String
+  package var name: String
   /// nil to read the flag; true to enable, false to disable (which needs this session's evaluation).
-  public var enable: Bool?
+  package var enable: Bool?
   /// Describes the call.
-  public init(name: String, enable: Bool? = nil) {
+  package init(name: String, enable: Bool? = nil) {
     self.name = name
     self.enable = enable
   }
@@ -159,7 +159,7 @@ public struct FeatureRequest: Equatable, Sendable {
   static let limits: AppFieldLimits = [(AppCall.Key.feature, 64), (AppCall.Key.enable, 1)]
 
   /// The call: the name, then the enable byte (1 enable, 0 disable) when setting.
-  public func encode() -> AppCall {
+  package func encode() -> AppCall {
     var fields = AppFields()
     fields.set(AppCall.Key.feature, text: name)
     if let enable { fields.set(AppCall.Key.enable, byte: enable ? 1 : 0) }
@@ -167,7 +167,7 @@ public struct FeatureRequest: Equatable, Sendable {
   }
 
   /// Reads the call's fields; an enable byte other than 1 disables.
-  public init(decoding call: AppCall) throws(HelperProtocolError) {
+  package init(decoding call: AppCall) throws(HelperProtocolError) {
     name = try call.fields.text(AppCall.Key.feature) ?? ""
     enable = try call.fields.byte(AppCall.Key.enable).map { $0 == 1 }
   }
@@ -175,19 +175,19 @@ public struct FeatureRequest: Equatable, Sendable {
 
 /// The reply of canEvaluate (done or refused) and of domainState (operation 3): the biometry type and, when known,
 /// the domain state.
-public struct AppBiometryReply: Equatable, Sendable {
+package struct AppBiometryReply: Equatable, Sendable {
   /// LABiometryType's raw value (0 none).
-  public var biometryType: UInt8
+  package var biometryType: UInt8
   /// The enrolment's domain state, or nil.
-  public var domainState: String?
+  package var domainState: String?
   /// Describes the reply.
-  public init(biometryType: UInt8, domainState: String? = nil) {
+  package init(biometryType: UInt8, domainState: String? = nil) {
     self.biometryType = biometryType
     self.domainState = domainState
   }
 
   /// The reply's fields.
-  public func encode() -> AppFields {
+  package func encode() -> AppFields {
     var fields = AppFields()
     fields.set(AppReply.Key.biometryType, byte: biometryType)
     fields.set(AppReply.Key.domainState, optionalText: domainState)
@@ -195,7 +195,7 @@ public struct AppBiometryReply: Equatable, Sendable {
   }
 
   /// Reads the reply's fields; a field that cannot be read counts as absent (no biometry, no state).
-  public init(decoding fields: AppFields) {
+  package init(decoding fields: AppFields) {
     biometryType = ((try? fields.byte(AppReply.Key.biometryType)) ?? nil) ?? 0
     domainState = (try? fields.text(AppReply.Key.domainState)) ?? nil
   }
@@ -203,19 +203,19 @@ public struct AppBiometryReply: Equatable, Sendable {
 
 /// What a successful evaluation's reply carries: whether it captured the domain state (a biometric evaluation), and
 /// that state.
-public struct EvaluationReply: Equatable, Sendable {
+package struct EvaluationReply: Equatable, Sendable {
   /// True when the app's context now holds `domainState` as its evaluated domain state.
-  public var captured: Bool
+  package var captured: Bool
   /// The domain state captured.
-  public var domainState: String?
+  package var domainState: String?
   /// Describes the reply.
-  public init(captured: Bool = false, domainState: String? = nil) {
+  package init(captured: Bool = false, domainState: String? = nil) {
     self.captured = captured
     self.domainState = domainState
   }
 
   /// The reply's fields (none when nothing was captured).
-  public func encode() -> AppFields {
+  package func encode() -> AppFields {
     var fields = AppFields()
     fields.set(AppReply.Key.captured, flag: captured)
     if captured { fields.set(AppReply.Key.domainState, optionalText: domainState) }
@@ -223,26 +223,26 @@ public struct EvaluationReply: Equatable, Sendable {
   }
 
   /// Reads the reply's fields; a field that cannot be read counts as absent.
-  public init(decoding fields: AppFields) {
+  package init(decoding fields: AppFields) {
     captured = (try? fields.flag(AppReply.Key.captured)) ?? false
     domainState = captured ? ((try? fields.text(AppReply.Key.domainState)) ?? nil) : nil
   }
 }
 
 /// A feature call's reply: whether the feature is enabled now.
-public struct FeatureReply: Equatable, Sendable {
+package struct FeatureReply: Equatable, Sendable {
   /// The flag.
-  public var enabled: Bool
+  package var enabled: Bool
   /// Describes the reply.
-  public init(enabled: Bool) { self.enabled = enabled }
+  package init(enabled: Bool) { self.enabled = enabled }
 
   /// The reply's fields.
-  public func encode() -> AppFields {
+  package func encode() -> AppFields {
     var fields = AppFields()
     fields.set(AppReply.Key.enabled, flag: enabled)
     return fields
   }
 
   /// Reads the reply's fields; a field that cannot be read counts as not enabled.
-  public init(decoding fields: AppFields) { enabled = (try? fields.flag(AppReply.Key.enabled)) ?? false }
+  package init(decoding fields: AppFields) { enabled = (try? fields.flag(AppReply.Key.enabled)) ?? false }
 }

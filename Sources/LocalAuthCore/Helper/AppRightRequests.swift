@@ -1,7 +1,7 @@
 /// The typed requests and replies of an app's LARightStore calls (operations 11–17, docs/KEYCHAIN.md, "Persisted
 /// rights"): the LocalAuthentication product builds one and runs it in-process or sends `encode()`; the helper reads
 /// it back with `init(decoding:)`. None of them prompts.
-public enum AppRightRequest: Equatable, Sendable {
+package enum AppRightRequest: Equatable, Sendable {
   /// Saves a right: identifier, requirement, secret; the helper makes the key pair.
   case save(String, RightRequirement, [UInt8]?)
   /// Fetches a right's record.
@@ -18,7 +18,7 @@ public enum AppRightRequest: Equatable, Sendable {
   case exchange(String, [UInt8])
 
   /// The operation.
-  public var operation: AppCall.Operation {
+  package var operation: AppCall.Operation {
     switch self {
     case .save: .rightSave
     case .fetch: .rightFetch
@@ -31,7 +31,7 @@ public enum AppRightRequest: Equatable, Sendable {
   }
 
   /// The right the call is about; "" for removeAll.
-  public var identifier: String {
+  package var identifier: String {
     switch self {
     case .save(let name, _, _), .fetch(let name), .remove(let name), .secret(let name), .sign(let name, _, _),
       .exchange(let name, _):
@@ -54,7 +54,7 @@ public enum AppRightRequest: Equatable, Sendable {
 
   /// The caller's checks against the limits, before anything is sent: what the helper would refuse as malformed is
   /// the caller's errSecParam.
-  public func check() throws(KeychainError) {
+  package func check() throws(KeychainError) {
     if case .removeAll = self { return }
     try RightStore.check(identifier: identifier)
     switch self {
@@ -69,7 +69,7 @@ public enum AppRightRequest: Equatable, Sendable {
   }
 
   /// The call: the operation's own fields, then the identifier.
-  public func encode() -> AppCall {
+  package func encode() -> AppCall {
     var fields = AppFields()
     switch self {
     case .save(_, let requirement, let secret):
@@ -87,7 +87,7 @@ public enum AppRightRequest: Equatable, Sendable {
 
   /// Reads a right call; one without an identifier, a known requirement or a known algorithm is malformed (missing
   /// data to sign or a missing peer key is empty, which the store refuses).
-  public init(decoding call: AppCall) throws(HelperProtocolError) {
+  package init(decoding call: AppCall) throws(HelperProtocolError) {
     let fields = call.fields
     if call.operation == .rightRemoveAll {
       self = .removeAll
@@ -117,7 +117,7 @@ public enum AppRightRequest: Equatable, Sendable {
 extension PersistedRight {
   /// What the app learns of a stored right (the reply of rightSave and rightFetch): its requirement, public key,
   /// bound enrolment and whether a secret exists.
-  public func replyFields() -> AppFields {
+  package func replyFields() -> AppFields {
     var fields = AppFields()
     fields.set(AppReply.Key.requirement, byte: requirement.rawValue)
     fields.set(AppReply.Key.publicKey, publicKey)
@@ -127,7 +127,7 @@ extension PersistedRight {
   }
 
   /// Reads a right's reply; one without a known requirement or a 65-byte public key is malformed.
-  public init(identifier: String, decoding fields: AppFields) throws(HelperProtocolError) {
+  package init(identifier: String, decoding fields: AppFields) throws(HelperProtocolError) {
     guard let raw = try fields.byte(AppReply.Key.requirement), let requirement = RightRequirement(rawValue: raw),
       let publicKey = fields.bytes(AppReply.Key.publicKey), publicKey.count == P256.publicKeyLength
     else { throw .malformed("a right described badly") }
@@ -138,21 +138,21 @@ extension PersistedRight {
 }
 
 /// The reply of rightSign and rightExchange: the signature or the shared secret.
-public struct RightOutputReply: Equatable, Sendable {
+package struct RightOutputReply: Equatable, Sendable {
   /// The bytes.
-  public var output: [UInt8]
+  package var output: [UInt8]
   /// Describes the reply.
-  public init(output: [UInt8]) { self.output = output }
+  package init(output: [UInt8]) { self.output = output }
 
   /// The reply's fields.
-  public func encode() -> AppFields {
+  package func encode() -> AppFields {
     var fields = AppFields()
     fields.set(AppReply.Key.output, output)
     return fields
   }
 
   /// Reads the reply; nil when it carries no output.
-  public init?(decoding fields: AppFields) {
+  package init?(decoding fields: AppFields) {
     guard let output = fields.bytes(AppReply.Key.output) else { return nil }
     self.output = output
   }

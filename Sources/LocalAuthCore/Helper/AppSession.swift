@@ -5,10 +5,10 @@
 /// kernel's word (`HelperChannel.sender`), and the session ends when it exits or closes the socket. What an
 /// evaluation established (a match, the accepted passcode, an application password) lives only in this process,
 /// so a context's reuse by the keychain works for the app that evaluated it and dies with it.
-public final class AppSession {
+package final class AppSession {
   /// How long the helper waits for the app's next call before it ends the session (the app then starts another,
   /// without what this one established).
-  public static let idleBound = 600
+  package static let idleBound = 600
 
   let channel: HelperChannel
   let user: UserName
@@ -33,7 +33,7 @@ public final class AppSession {
   let prompter: ChannelPrompter
 
   /// A session for `user` (the helper's real uid) served on `channel`; `build` makes the live dependencies.
-  public init(
+  package init(
     channel: HelperChannel, user: UserName, callerPID: Int32, options: Options, log: AuthLog,
     system: RequestVisibility.System = .live, build: (Options, AuthPrompter, AuthLog) -> Dependencies = Dependencies.live
   ) {
@@ -53,7 +53,7 @@ public final class AppSession {
   }
 
   /// Serves calls until the app hangs up, breaks the protocol, or stays silent past `idleBound`.
-  public func run() {
+  package func run() {
     log.log(
       .info, "localauth-helper serves app \(application) (pid \(callerPID)) of user \(user)"
         + (terminal.isEmpty ? " without a terminal." : " on \(terminal)."))

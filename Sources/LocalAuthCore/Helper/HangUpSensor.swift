@@ -53,5 +53,5 @@ final class HangUpSensor: BiometricSensor {
 
 extension HelperChannel {
   /// True when the other side closed or shut down its end (nothing is read).
-  public func peerHungUp() -> Bool { Syscalls.peerHungUp(fd) }
+  package func peerHungUp() -> Bool { Syscalls.peerHungUp(fd) }
 }

@@ -4,10 +4,10 @@
 /// application hosting the module (the module installs no signal handler).
 public struct HelperChannel: Sendable {
   /// The socket.
-  public let fd: Int32
+  package let fd: Int32
   /// When set, every byte read must come from this process, by the kernel's word (SCM_CREDENTIALS): an app's
   /// session serves the process that started it, not one its descriptor was passed to (docs/HELPER.md, "Apps").
-  public var sender: Int32?
+  package var sender: Int32?
 
   /// A channel over a connected stream socket.
   public init(fd: Int32, sender: Int32? = nil) {
@@ -16,7 +16,7 @@ public struct HelperChannel: Sendable {
   }
 
   /// Sends one message whole.
-  public func send(_ message: HelperMessage) throws(HelperProtocolError) {
+  package func send(_ message: HelperMessage) throws(HelperProtocolError) {
     var bytes = message.encode()
     defer { wipe(&bytes) }
     guard case .failure(let error) = Syscalls.sendAll(fd, bytes) else { return }
@@ -24,7 +24,7 @@ public struct HelperChannel: Sendable {
   }
 
   /// Receives one message, waiting at most `seconds` for all of it.
-  public func receive(within seconds: Int) throws(HelperProtocolError) -> HelperMessage {
+  package func receive(within seconds: Int) throws(HelperProtocolError) -> HelperMessage {
     let deadline = Self.monotonicMilliseconds() + Int64(seconds) * 1000
     let header = try read(3, deadline: deadline, bound: seconds)
     guard let length = HelperMessage.payloadLength(header: header) else {
@@ -36,7 +36,7 @@ public struct HelperChannel: Sendable {
   }
 
   /// Closes the socket.
-  public func close() { Syscalls.close(fd) }
+  package func close() { Syscalls.close(fd) }
 
   private func read(_ count: Int, deadline: Int64, bound: Int) throws(HelperProtocolError) -> [UInt8] {
     var bytes = [UInt8](repeating: 0, count: count)

@@ -1,15 +1,15 @@
 /// The module's side of localauth-helper: starts it, relays its lines and prompts to the application's
 /// conversation, and returns how it ended.
-public enum HelperClient {
+package enum HelperClient {
   /// How long the module waits for the helper's next message: the longest sensor timeout (600 s) and a margin
   /// for the hash and the lock.
-  public static let messageBound = 660
+  package static let messageBound = 660
 
   /// Runs one authentication of `hello.user` through the helper at `path`, talking to the user with `prompter`.
   ///
   /// A failing conversation on a line ends the call with that error (the helper is then killed, as Ctrl-C would
   /// end an in-process evaluation); at a secret prompt the helper is told, and decides.
-  public static func authenticate(
+  package static func authenticate(
     _ hello: HelperHello, helper path: String, prompter: AuthPrompter
   ) throws(LocalAuthError) -> HelperResult {
     let process: HelperProcess
@@ -27,7 +27,7 @@ public enum HelperClient {
   /// part of the dialog arrives, and returns it: the module's `result`, or an app's `item` or `reply`.
   ///
   /// A failing conversation on a line ends the call with that error; at a secret prompt the helper is told.
-  public static func relayDialog(
+  package static func relayDialog(
     on channel: HelperChannel, prompter: AuthPrompter, bound: Int = messageBound
   ) throws(LocalAuthError) -> HelperMessage {
     while true {

@@ -4,18 +4,18 @@
 /// texts as labels (reduced to tokens), and lets PAM_RHOST and the SSH_* variables only make a session remote.
 public struct HelperHello: Equatable, Sendable {
   /// The longest field accepted.
-  public static let maximumFieldLength = 256
+  package static let maximumFieldLength = 256
 
   /// PAM_USER.
-  public var user: String
+  package var user: String
   /// PAM_SERVICE.
-  public var service: String
+  package var service: String
   /// PAM_TTY; empty when unset.
-  public var tty: String
+  package var tty: String
   /// PAM_RHOST; empty when unset.
-  public var remoteHost: String
+  package var remoteHost: String
   /// The caller's values of `RemoteSession.variables` that are set.
-  public var remoteVariables: [String: String]
+  package var remoteVariables: [String: String]
 
   /// Describes a request.
   public init(user: String, service: String, tty: String, remoteHost: String, remoteVariables: [String: String] = [:]) {

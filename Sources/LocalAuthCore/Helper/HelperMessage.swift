@@ -32,18 +32,18 @@ public enum HelperMessage: Equatable, Sendable {
   case result(HelperResult)
 
   /// The largest payload either side sends or accepts.
-  public static let maximumPayload = 1024
+  package static let maximumPayload = 1024
   /// The largest payload of an app's call and of an item: a keychain item's data (16 KiB) and its attributes.
-  public static let maximumAppPayload = KeychainItem.maximumDataSize + 8192
+  package static let maximumAppPayload = KeychainItem.maximumDataSize + 8192
 
   /// The app hello's tag.
-  public static let appHelloTag: UInt8 = 0x04
+  package static let appHelloTag: UInt8 = 0x04
 
   /// The largest payload a message with `tag` may have.
   static func maximum(tag: UInt8) -> Int { tag == 0x05 || tag == 0x15 ? maximumAppPayload : maximumPayload }
 
   /// The wire form.
-  public func encode() -> [UInt8] {
+  package func encode() -> [UInt8] {
     let (tag, payload): (UInt8, [UInt8]) =
       switch self {
       case .hello(let hello): (0x01, hello.encode())
@@ -65,13 +65,13 @@ public enum HelperMessage: Equatable, Sendable {
   }
 
   /// The payload length a 3-byte header announces, or nil when it is over its tag's maximum.
-  public static func payloadLength(header: [UInt8]) -> Int? {
+  package static func payloadLength(header: [UInt8]) -> Int? {
     guard header.count == 3, let length = try? Int(WireIntegers.read(UInt16.self, from: header[...], at: 1)) else { return nil }
     return length <= maximum(tag: header[0]) ? length : nil
   }
 
   /// Parses one message from its tag and payload; anything unknown or malformed is refused.
-  public static func decode(tag: UInt8, payload: [UInt8]) throws(HelperProtocolError) -> HelperMessage {
+  package static func decode(tag: UInt8, payload: [UInt8]) throws(HelperProtocolError) -> HelperMessage {
     guard payload.count <= maximum(tag: tag) else { throw .malformed("a message over \(maximum(tag: tag)) bytes") }
     switch tag {
     case 0x01: return .hello(try HelperHello.decode(payload))

@@ -20,13 +20,13 @@ public enum HelperCallError: Error, Equatable, Sendable, CustomStringConvertible
 /// A running localauth-helper: its pid and our end of the socket that is its standard input.
 public struct HelperProcess: Sendable {
   /// The helper's pid.
-  public let pid: Int32
+  package let pid: Int32
   /// Our end of the socket.
-  public let channel: HelperChannel
+  package let channel: HelperChannel
 
   /// Why the file at `path` may not be run as the helper, or nil when it is a regular file owned by root with
   /// the set-user-ID bit, not writable by group or others (as unix_chkpwd is installed).
-  public static func installationProblem(_ path: String) -> String? {
+  package static func installationProblem(_ path: String) -> String? {
     let st: FileSyscalls.Status
     switch Syscalls.status(ofPath: path, followingLink: true) {
     case .success(let found): st = found
@@ -44,7 +44,7 @@ public struct HelperProcess: Sendable {
   /// Starts the helper with an empty environment, a socket as standard input, /dev/null as standard output and
   /// error, no blocked signals and every handler at its default. With `passCredentials` (an app's session) the
   /// kernel names the sender of every byte the helper reads, so that only this process can talk to it.
-  public static func start(_ path: String, passCredentials: Bool = false) throws(HelperCallError) -> HelperProcess {
+  package static func start(_ path: String, passCredentials: Bool = false) throws(HelperCallError) -> HelperProcess {
     if let problem = installationProblem(path) { throw .unusable(path: path, reason: problem) }
     let (ours, theirs): (Int32, Int32)
     switch Syscalls.socketPair() {
@@ -67,7 +67,7 @@ public struct HelperProcess: Sendable {
   }
 
   /// Closes our end and reaps the helper, killing it if it has not exited within `grace` milliseconds.
-  public func finish(grace: Int = 2000) {
+  package func finish(grace: Int = 2000) {
     channel.close()
     var waited = 0
     while waited < grace {

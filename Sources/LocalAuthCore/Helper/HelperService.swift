@@ -4,21 +4,21 @@
 /// another user is answered `otherUser` before anything is read. The configuration is the system's file only.
 public struct HelperService {
   /// How long the caller has to send its hello.
-  public static let helloBound = 10
+  package static let helloBound = 10
   /// How long the helper waits for a typed answer.
-  public static let answerBound = 600
+  package static let answerBound = 600
 
   /// The socket to the caller.
-  public var channel: HelperChannel
+  package var channel: HelperChannel
   /// The name of the user running the helper (its real uid's), or nil when the uid has no passwd entry.
-  public var realUserName: String?
+  package var realUserName: String?
   /// The caller's pid, named on the prompt and in the prompt's announcement.
-  public var callerPID: Int32
+  package var callerPID: Int32
   /// The helper's log.
-  public var log: AuthLog
+  package var log: AuthLog
   /// The /proc reads that name the caller (its executable and terminal) and decide its request's visibility; tests
   /// feed fake files.
-  public var processes: RequestVisibility.System = .live
+  package var processes: RequestVisibility.System = .live
 
   /// Describes a service.
   public init(channel: HelperChannel, realUserName: String?, callerPID: Int32, log: AuthLog) {
@@ -32,7 +32,7 @@ public struct HelperService {
   /// session (`AppSession`, which answers each call itself). The defaults are the system's: its configuration
   /// file, its user database and `Dependencies.live`.
   @discardableResult
-  public func serve(
+  package func serve(
     options parse: () throws(ConfigError) -> Options = { () throws(ConfigError) in
       try OptionParser.parse(arguments: []).options
     },

@@ -3,9 +3,9 @@
 /// Every length, code, count and time on the wire (the frame header, a field's length, an OSStatus, an LAError
 /// code, a date, access flags, a keychain attribute's length) goes through these functions, as NIO's ByteBuffer
 /// integer API does for its users: a read checks its bounds and throws instead of trapping.
-public enum WireIntegers {
+package enum WireIntegers {
   /// Appends `value` big-endian (`T.bitWidth / 8` bytes).
-  public static func append<T: FixedWidthInteger>(_ value: T, to bytes: inout [UInt8]) {
+  package static func append<T: FixedWidthInteger>(_ value: T, to bytes: inout [UInt8]) {
     var shift = T.bitWidth - 8
     while shift >= 0 {
       bytes.append(UInt8(truncatingIfNeeded: value >> shift))
@@ -14,7 +14,7 @@ public enum WireIntegers {
   }
 
   /// `value` big-endian.
-  public static func bytes<T: FixedWidthInteger>(_ value: T) -> [UInt8] {
+  package static func bytes<T: FixedWidthInteger>(_ value: T) -> [UInt8] {
     var out: [UInt8] = []
     out.reserveCapacity(T.bitWidth / 8)
     append(value, to: &out)
@@ -22,7 +22,7 @@ public enum WireIntegers {
   }
 
   /// The `T` at `index` of `bytes`; fewer than its size left there is malformed.
-  public static func read<T: FixedWidthInteger>(
+  package static func read<T: FixedWidthInteger>(
     _ type: T.Type, from bytes: ArraySlice<UInt8>, at index: Int
   ) throws(HelperProtocolError) -> T {
     let size = T.bitWidth / 8
@@ -35,13 +35,13 @@ public enum WireIntegers {
   }
 
   /// The `T` that `bytes` hold exactly; any other length is malformed.
-  public static func value<T: FixedWidthInteger>(_ type: T.Type, of bytes: ArraySlice<UInt8>) throws(HelperProtocolError) -> T {
+  package static func value<T: FixedWidthInteger>(_ type: T.Type, of bytes: ArraySlice<UInt8>) throws(HelperProtocolError) -> T {
     guard bytes.count == T.bitWidth / 8 else { throw .malformed("a \(T.bitWidth / 8)-byte integer of \(bytes.count) bytes") }
     return try read(type, from: bytes, at: bytes.startIndex)
   }
 
   /// The `T` that `bytes` hold exactly; any other length is malformed.
-  public static func value<T: FixedWidthInteger>(_ type: T.Type, of bytes: [UInt8]) throws(HelperProtocolError) -> T {
+  package static func value<T: FixedWidthInteger>(_ type: T.Type, of bytes: [UInt8]) throws(HelperProtocolError) -> T {
     try value(type, of: bytes[...])
   }
 }

@@ -1,7 +1,7 @@
 import CLibCrypto
 
 /// Why a cryptographic operation failed.
-public enum CryptoError: Error, Equatable, Sendable {
+package enum CryptoError: Error, Equatable, Sendable {
   /// libcrypto.so.3 could not be loaded, or one of the functions it needs is missing.
   case unavailable
   /// The operation failed for another reason (a bad argument, or libcrypto reported an error).
@@ -14,16 +14,16 @@ public enum CryptoError: Error, Equatable, Sendable {
 ///
 /// libcrypto.so.3 is opened with dlopen (Sources/CLibCrypto/shim.h, its calls typed by OpenSSL's headers), never
 /// linked, so the module loads and authenticates on a machine without it; every call then throws `.unavailable`.
-public enum Crypto {
+package enum Crypto {
   /// The length of an AES-256-GCM key, an X25519 key, and a SHA-256 digest.
-  public static let keyLength = 32
+  package static let keyLength = 32
   /// The length of the random nonce at the start of a sealed box.
-  public static let nonceLength = 12
+  package static let nonceLength = 12
   /// The length of the authentication tag at the end of a sealed box.
-  public static let tagLength = 16
+  package static let tagLength = 16
 
   /// `count` bytes from libcrypto's random generator (RAND_bytes).
-  public static func randomBytes(_ count: Int) throws(CryptoError) -> [UInt8] {
+  package static func randomBytes(_ count: Int) throws(CryptoError) -> [UInt8] {
     guard count >= 0 else { throw .failed("negative byte count") }
     var bytes = [UInt8](repeating: 0, count: count)
     guard count > 0 else { return bytes }
@@ -32,7 +32,7 @@ public enum Crypto {
   }
 
   /// The SHA-256 digest (32 bytes) of `data`.
-  public static func sha256(_ data: [UInt8]) throws(CryptoError) -> [UInt8] {
+  package static func sha256(_ data: [UInt8]) throws(CryptoError) -> [UInt8] {
     var digest = [UInt8](repeating: 0, count: keyLength)
     try check(clibcrypto_sha256(data, data.count, &digest), "SHA-256")
     return digest
@@ -40,7 +40,7 @@ public enum Crypto {
 
   /// HKDF (RFC 5869) with HMAC-SHA256: `count` bytes (at most 255 × 32) derived from `key`, `salt` and `info`.
   /// An empty salt stands for 32 zero bytes, as the RFC says.
-  public static func hkdf(key: [UInt8], salt: [UInt8], info: [UInt8], count: Int = 32) throws(CryptoError) -> [UInt8] {
+  package static func hkdf(key: [UInt8], salt: [UInt8], info: [UInt8], count: Int = 32) throws(CryptoError) -> [UInt8] {
     guard count >= 0, count <= 255 * keyLength else { throw .failed("HKDF output length must be 0...8160 bytes") }
     let extractSalt = salt.isEmpty ? [UInt8](repeating: 0, count: keyLength) : salt
     var prk = [UInt8](repeating: 0, count: keyLength)
@@ -75,7 +75,7 @@ public enum Crypto {
 
   /// Encrypts and authenticates `plaintext` (and authenticates `aad`) with AES-256-GCM under a 32-byte key:
   /// random 12-byte nonce ‖ ciphertext ‖ 16-byte tag.
-  public static func seal(_ plaintext: [UInt8], key: [UInt8], aad: [UInt8]) throws(CryptoError) -> [UInt8] {
+  package static func seal(_ plaintext: [UInt8], key: [UInt8], aad: [UInt8]) throws(CryptoError) -> [UInt8] {
     try checkKey(key, "AES-256-GCM key")
     let nonce = try randomBytes(nonceLength)
     var ciphertext = [UInt8](repeating: 0, count: plaintext.count)
@@ -92,7 +92,7 @@ public enum Crypto {
 
   /// Verifies and decrypts a box made by `seal` with the same key and `aad`; a box that is too short, was sealed
   /// under another key or other `aad`, or was changed in any bit throws `.authenticationFailed`.
-  public static func open(_ box: [UInt8], key: [UInt8], aad: [UInt8]) throws(CryptoError) -> [UInt8] {
+  package static func open(_ box: [UInt8], key: [UInt8], aad: [UInt8]) throws(CryptoError) -> [UInt8] {
     try checkKey(key, "AES-256-GCM key")
     guard box.count >= nonceLength + tagLength else { throw .authenticationFailed }
     let nonce = Array(box[0..<nonceLength])
@@ -108,7 +108,7 @@ public enum Crypto {
   }
 
   /// A fresh X25519 key pair (32 bytes each).
-  public static func x25519KeyPair() throws(CryptoError) -> (privateKey: [UInt8], publicKey: [UInt8]) {
+  package static func x25519KeyPair() throws(CryptoError) -> (privateKey: [UInt8], publicKey: [UInt8]) {
     var privateKey = [UInt8](repeating: 0, count: keyLength)
     var publicKey = [UInt8](repeating: 0, count: keyLength)
     try check(clibcrypto_x25519_keypair(&privateKey, &publicKey), "X25519 key generation")
@@ -117,7 +117,7 @@ public enum Crypto {
 
   /// The X25519 (RFC 7748) shared secret of a 32-byte private key and a peer's 32-byte public key; an all-zero
   /// secret (a peer key of small order) throws `.failed`.
-  public static func x25519(privateKey: [UInt8], peer: [UInt8]) throws(CryptoError) -> [UInt8] {
+  package static func x25519(privateKey: [UInt8], peer: [UInt8]) throws(CryptoError) -> [UInt8] {
     try checkKey(privateKey, "X25519 private key")
     try checkKey(peer, "X25519 public key")
     var shared = [UInt8](repeating: 0, count: keyLength)

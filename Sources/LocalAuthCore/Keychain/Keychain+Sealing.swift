@@ -68,7 +68,7 @@ extension Keychain {
   /// Called after the passcode changed from `old` (nil when unknown or none) to `new` (nil when removed).
   /// Returns the items it deleted.
   @discardableResult
-  public func passcodeChanged(
+  package func passcodeChanged(
     for user: UserName, from old: SecretBytes?, to new: SecretBytes?, hasher: PasscodeHasher
   ) throws(KeychainError) -> [KeychainItem] {
     let folder = folder(user)

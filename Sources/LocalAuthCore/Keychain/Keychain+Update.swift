@@ -2,22 +2,22 @@
 /// Every item is re-sealed, since the sealed data is bound to every attribute (docs/KEYCHAIN.md, "Updates").
 extension Keychain {
   /// What an update changes; nil leaves an attribute as it is.
-  public struct Changes: Sendable {
-    public var service: String?
-    public var account: String?
-    public var label: String?
-    public var accessGroup: String?
+  package struct Changes: Sendable {
+    package var service: String?
+    package var account: String?
+    package var label: String?
+    package var accessGroup: String?
     /// Attributes set (the others are kept).
-    public var attributes: KeychainAttributes
+    package var attributes: KeychainAttributes
     /// kSecAttrAccessible.
-    public var accessibility: KeychainAccessibility?
+    package var accessibility: KeychainAccessibility?
     /// kSecAttrAccessControl's flags: nil keeps the item's; `.some(nil)` removes its access control.
-    public var flags: KeychainAccessFlags??
+    package var flags: KeychainAccessFlags??
     /// kSecValueData.
-    public var data: [UInt8]?
+    package var data: [UInt8]?
 
     /// Describes the changes.
-    public init(
+    package init(
       service: String? = nil, account: String? = nil, label: String? = nil, accessGroup: String? = nil,
       attributes: KeychainAttributes = KeychainAttributes(), accessibility: KeychainAccessibility? = nil,
       flags: KeychainAccessFlags?? = nil, data: [UInt8]? = nil
@@ -45,7 +45,7 @@ extension Keychain {
   }
 
   /// Replaces the data (and label) of the items `query` selects; no authentication, as on Apple's systems.
-  public func update(
+  package func update(
     _ query: Query, for user: UserName, data: [UInt8]?, label: String?, applicationPassword: SecretBytes? = nil,
     hasher: PasscodeHasher
   ) throws(KeychainError) -> Int {
@@ -59,7 +59,7 @@ extension Keychain {
   /// current data, read by the caller after the item's access control was satisfied; an item that changed since is
   /// refused. A change that would give an item the primary key of another is duplicateItem, and nothing changes.
   /// `record` is the user's (passcode, enrolled set) for a new access control.
-  public func update(
+  package func update(
     _ query: Query, for user: UserName, changes: Changes, opened: [(item: KeychainItem, data: [UInt8])],
     record: UserRecord?, applicationPassword: SecretBytes?, hasher: PasscodeHasher
   ) throws(KeychainError) -> Int {

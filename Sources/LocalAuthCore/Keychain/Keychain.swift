@@ -3,15 +3,15 @@
 /// control (docs/KEYCHAIN.md). Adding, updating and deleting need no authentication; reading does.
 public final class Keychain {
   /// The state folder.
-  public let root: String
+  package let root: String
   /// The TPM that seals new device keys (a TCTI such as "device:/dev/tpmrm0"); nil for none.
-  public let tcti: String?
+  package let tcti: String?
   /// The clock: item times, and the boot for AfterFirstUnlock.
   let clock: AuthClock
   /// Each user's quota (`keychain_max_items=`, `keychain_max_bytes=`).
-  public let limits: KeychainLimits
+  package let limits: KeychainLimits
   /// The item files this keychain has read (tests: an add reads none of the existing items).
-  public let itemReads = KeychainReadCounter()
+  package let itemReads = KeychainReadCounter()
   /// Each user's index and attributes, as last seen (KeychainCache).
   let cache = KeychainCache()
 
@@ -25,17 +25,17 @@ public final class Keychain {
 
   /// What a new item carries.
   public struct NewItem {
-    public var service: String
-    public var account: String
-    public var label: String
-    public var accessGroup: String
-    public var accessibility: KeychainAccessibility
-    public var flags: KeychainAccessFlags?
-    public var data: [UInt8]
+    package var service: String
+    package var account: String
+    package var label: String
+    package var accessGroup: String
+    package var accessibility: KeychainAccessibility
+    package var flags: KeychainAccessFlags?
+    package var data: [UInt8]
     /// kSecClass.
-    public var itemClass: KeychainItemClass = .genericPassword
+    package var itemClass: KeychainItemClass = .genericPassword
     /// The other attributes (docs/KEYCHAIN.md, "Attributes").
-    public var attributes = KeychainAttributes()
+    package var attributes = KeychainAttributes()
 
     /// Describes an item to add.
     public init(
@@ -54,22 +54,22 @@ public final class Keychain {
 
   /// Which items a call is about: every attribute given must be equal.
   public struct Query: Equatable, Sendable {
-    public var service: String?
-    public var account: String?
-    public var label: String?
+    package var service: String?
+    package var account: String?
+    package var label: String?
     /// kSecAttrAccessGroup; nil selects every group but the reserved ones (`Keychain.isReserved`), as an app's
     /// query on Apple's systems selects only the groups it is entitled to.
-    public var accessGroup: String?
+    package var accessGroup: String?
     /// With a nil `accessGroup`, also select the reserved groups (the administrator's listings and deletions).
-    public var includesReservedGroups: Bool
+    package var includesReservedGroups: Bool
     /// kSecClass; nil selects both classes.
-    public var itemClass: KeychainItemClass? = nil
+    package var itemClass: KeychainItemClass? = nil
     /// Further attributes that must be equal (an unset sync counts as 0).
-    public var attributes = KeychainAttributes()
+    package var attributes = KeychainAttributes()
     /// kSecMatchCaseInsensitive: text attributes compare ignoring ASCII case.
-    public var caseInsensitive = false
+    package var caseInsensitive = false
     /// kSecValuePersistentRef: only the item with this id.
-    public var id: String? = nil
+    package var id: String? = nil
 
     /// Describes a selection (no attribute: every item outside the reserved groups).
     public init(
@@ -84,7 +84,7 @@ public final class Keychain {
     }
 
     /// True when `item` has every attribute given.
-    public func matches(_ item: KeychainItem) -> Bool {
+    package func matches(_ item: KeychainItem) -> Bool {
       let group = accessGroup.map { $0 == item.accessGroup } ?? (includesReservedGroups || !Keychain.isReserved(item.accessGroup))
       func same(_ wanted: String?, _ actual: String) -> Bool {
         wanted.map { textEqual($0, actual, caseInsensitive: caseInsensitive) } ?? true
@@ -108,14 +108,14 @@ public final class Keychain {
   /// persisted rights, and `KeychainOptions.moduleAccessGroup`, where the module keeps the login secret
   /// (docs/KEYCHAIN.md, "Reserved access groups"). Apps' keychain calls cannot name them, and their queries without
   /// a group never select them.
-  public static func isReserved(_ group: String) -> Bool {
+  package static func isReserved(_ group: String) -> Bool {
     group == RightStore.accessGroup || group == KeychainOptions.moduleAccessGroup
   }
 
   /// Refuses an app's keychain call that names a reserved access group: LARightStore's is errSecParam; the
   /// module's is errSecItemNotFound for a read, an update or a delete (nothing there is the app's), and
   /// errSecMissingEntitlement for an add (`adding`), as Apple answers for a group the app is not entitled to.
-  public static func refuseReserved(_ group: String?, adding: Bool = false) throws(KeychainError) {
+  package static func refuseReserved(_ group: String?, adding: Bool = false) throws(KeychainError) {
     guard let group, isReserved(group) else { return }
     if group == RightStore.accessGroup { throw .parameter("the access group \(group) is reserved for LARightStore") }
     if adding { throw .missingEntitlement("the access group \(group) is reserved for pam_localauth") }
@@ -127,7 +127,7 @@ public final class Keychain {
   /// Adds an item; `record` is the user's record (passcode, domain state), `applicationPassword` the
   /// password an applicationPassword item is sealed with.
   @discardableResult
-  public func add(
+  package func add(
     _ new: NewItem, for user: UserName, record: UserRecord?, applicationPassword: SecretBytes? = nil,
     hasher: PasscodeHasher
   ) throws(KeychainError) -> KeychainItem {
@@ -196,11 +196,11 @@ public final class Keychain {
   }
 
   /// The user's items (attributes only); files that do not decode are left out.
-  public func items(for user: UserName) throws(KeychainError) -> [KeychainItem] { try folder(user).items().items }
+  package func items(for user: UserName) throws(KeychainError) -> [KeychainItem] { try folder(user).items().items }
 
   /// The items `query` selects: candidates from the cached index and attributes (KeychainCache), then only
   /// their files read, which decide.
-  public func matching(_ query: Query, for user: UserName) throws(KeychainError) -> [KeychainItem] {
+  package func matching(_ query: Query, for user: UserName) throws(KeychainError) -> [KeychainItem] {
     let folder = folder(user)
     guard try folder.exists() else { return [] }
     let snapshot: KeychainCache.Snapshot
@@ -230,7 +230,7 @@ public final class Keychain {
 
   /// True when a biometryCurrentSet item can no longer be read because the enrolled set changed since it was
   /// added, and no other constraint of an `.or` could read it.
-  public func isInvalidated(_ item: KeychainItem, currentDomainState: String?) -> Bool {
+  package func isInvalidated(_ item: KeychainItem, currentDomainState: String?) -> Bool {
     guard let flags = item.flags, flags.contains(.biometryCurrentSet), item.domainState != currentDomainState else {
       return false
     }
@@ -239,7 +239,7 @@ public final class Keychain {
 
   /// Decrypts an item's data, after checking that `authorization` satisfies its accessibility and access control;
   /// `unlockedThisBoot` says whether the passcode was accepted since the last boot (AfterFirstUnlock).
-  public func open(
+  package func open(
     _ item: KeychainItem, for user: UserName, authorization: KeychainAuthorization, unlockedThisBoot: Bool,
     hasher: PasscodeHasher
   ) throws(KeychainError) -> [UInt8] {
@@ -267,7 +267,7 @@ public final class Keychain {
 
   /// Deletes the items `query` selects; `itemNotFound` when there is none.
   @discardableResult
-  public func delete(_ query: Query, for user: UserName) throws(KeychainError) -> [KeychainItem] {
+  package func delete(_ query: Query, for user: UserName) throws(KeychainError) -> [KeychainItem] {
     try delete(for: user, among: query) { query.matches($0) }
   }
 
@@ -301,7 +301,7 @@ public final class Keychain {
   }
 
   /// How the user's device key is kept; nil when the user has no key yet.
-  public func protection(for user: UserName) throws(KeychainError) -> DeviceKeyProtection? {
+  package func protection(for user: UserName) throws(KeychainError) -> DeviceKeyProtection? {
     try DeviceKey.protection(in: folder(user))
   }
 }

@@ -6,23 +6,23 @@ public struct KeychainAccessFlags: OptionSet, Hashable, Sendable {
   public init(rawValue: UInt) { self.rawValue = rawValue }
 
   /// Biometry or the passcode (the device-owner policy).
-  public static let userPresence = KeychainAccessFlags(rawValue: 1 << 0)
+  package static let userPresence = KeychainAccessFlags(rawValue: 1 << 0)
   /// Any enrolled biometry; the item survives enrolment changes.
-  public static let biometryAny = KeychainAccessFlags(rawValue: 1 << 1)
+  package static let biometryAny = KeychainAccessFlags(rawValue: 1 << 1)
   /// The biometry enrolled when the item was added; any enrolment change makes the item unreadable.
-  public static let biometryCurrentSet = KeychainAccessFlags(rawValue: 1 << 3)
+  package static let biometryCurrentSet = KeychainAccessFlags(rawValue: 1 << 3)
   /// The passcode.
-  public static let devicePasscode = KeychainAccessFlags(rawValue: 1 << 4)
+  package static let devicePasscode = KeychainAccessFlags(rawValue: 1 << 4)
   /// A paired watch (never available on Linux).
-  public static let companion = KeychainAccessFlags(rawValue: 1 << 5)
+  package static let companion = KeychainAccessFlags(rawValue: 1 << 5)
   /// Any one of the constraints suffices.
-  public static let or = KeychainAccessFlags(rawValue: 1 << 14)
+  package static let or = KeychainAccessFlags(rawValue: 1 << 14)
   /// Every constraint is required (also the meaning of several constraints without `.or`).
-  public static let and = KeychainAccessFlags(rawValue: 1 << 15)
+  package static let and = KeychainAccessFlags(rawValue: 1 << 15)
   /// Guards key use instead of reading; refused on generic passwords.
-  public static let privateKeyUsage = KeychainAccessFlags(rawValue: 1 << 30)
+  package static let privateKeyUsage = KeychainAccessFlags(rawValue: 1 << 30)
   /// An extra password, asked when the item is added and at every read.
-  public static let applicationPassword = KeychainAccessFlags(rawValue: 1 << 31)
+  package static let applicationPassword = KeychainAccessFlags(rawValue: 1 << 31)
 
   /// Every bit Apple defines.
   static let known: KeychainAccessFlags = [
@@ -34,7 +34,7 @@ public struct KeychainAccessFlags: OptionSet, Hashable, Sendable {
   var constraints: KeychainAccessFlags { intersection([.userPresence, .biometryAny, .biometryCurrentSet, .devicePasscode, .companion]) }
 
   /// Names for listings ("biometryCurrentSet|devicePasscode|or").
-  public var names: String {
+  package var names: String {
     let table: [(KeychainAccessFlags, String)] = [
       (.userPresence, "userPresence"), (.biometryAny, "biometryAny"), (.biometryCurrentSet, "biometryCurrentSet"),
       (.devicePasscode, "devicePasscode"), (.companion, "companion"), (.or, "or"), (.and, "and"),
@@ -45,7 +45,7 @@ public struct KeychainAccessFlags: OptionSet, Hashable, Sendable {
   }
 
   /// Apple's checks at SecAccessControlCreateWithFlags (SecAccessControl.m); nil when the flags are valid.
-  public func validationProblem() -> String? {
+  package func validationProblem() -> String? {
     if !KeychainAccessFlags.known.isSuperset(of: self) { return "unknown access-control bits" }
     if contains(.or) && contains(.and) { return "only one of .or and .and may be given" }
     if contains(.biometryAny) && contains(.biometryCurrentSet) { return "only one biometry constraint may be given" }
@@ -70,7 +70,7 @@ public enum KeychainAccessibility: String, CaseIterable, Sendable {
   case afterFirstUnlockThisDeviceOnly = "cku"
 
   /// Apple's constant name without the prefix, for listings.
-  public var name: String {
+  package var name: String {
     switch self {
     case .whenPasscodeSetThisDeviceOnly: "WhenPasscodeSetThisDeviceOnly"
     case .whenUnlocked: "WhenUnlocked"
@@ -87,13 +87,13 @@ public enum KeychainAccessibility: String, CaseIterable, Sendable {
 /// What an evaluation established, checked against an item's constraints before its data is decrypted.
 public struct KeychainAuthorization {
   /// A fresh biometric match (or one the reuse window honoured), with the domain state it matched under.
-  public var biometry: Bool
+  package var biometry: Bool
   /// The domain state at the match; a biometryCurrentSet item needs the one stored when it was added.
-  public var domainState: String?
+  package var domainState: String?
   /// The passcode, when it was entered and accepted (passcode-keyed items are decrypted with it).
-  public var passcode: SecretBytes?
+  package var passcode: SecretBytes?
   /// The application password typed or set on the context, for applicationPassword items.
-  public var applicationPassword: SecretBytes?
+  package var applicationPassword: SecretBytes?
 
   /// Describes an authorization.
   public init(
@@ -121,7 +121,7 @@ public enum KeychainConstraint: Equatable, Sendable {
 
 extension KeychainAccessFlags {
   /// The constraints, and whether any one suffices (`.or`) or all are needed.
-  public var requirement: (constraints: [KeychainConstraint], anyOne: Bool) {
+  package var requirement: (constraints: [KeychainConstraint], anyOne: Bool) {
     var list: [KeychainConstraint] = []
     if contains(.userPresence) { list.append(.ownerAuthentication) }
     if contains(.biometryAny) { list.append(.biometry(currentSet: false)) }
@@ -150,7 +150,7 @@ extension KeychainConstraint {
 
 extension KeychainAuthorization {
   /// Adds what `other` established (a later evaluation on the same context).
-  public mutating func merge(_ other: KeychainAuthorization) {
+  package mutating func merge(_ other: KeychainAuthorization) {
     if other.biometry {
       biometry = true
       domainState = other.domainState
@@ -160,7 +160,7 @@ extension KeychainAuthorization {
   }
 
   /// Forgets everything, wiping the secrets.
-  public mutating func wipe() {
+  package mutating func wipe() {
     passcode?.wipe()
     applicationPassword?.wipe()
     self = KeychainAuthorization()

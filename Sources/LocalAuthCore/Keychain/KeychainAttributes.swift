@@ -22,9 +22,9 @@ public struct KeychainAttributes: Equatable, Sendable {
   /// One attribute.
   public struct Entry: Equatable, Sendable {
     /// Apple's name ("desc", "srvr"…).
-    public var name: String
+    package var name: String
     /// Its value.
-    public var value: KeychainAttributeValue
+    package var value: KeychainAttributeValue
   }
 
   /// What kind of value an attribute holds.
@@ -35,38 +35,38 @@ public struct KeychainAttributes: Equatable, Sendable {
   }
 
   /// The most bytes an item's attributes take encoded (so that an item file stays under its limit).
-  public static let maximumSize = 2048
+  package static let maximumSize = 2048
 
   /// The attributes, sorted by name.
-  public private(set) var entries: [Entry] = []
+  package private(set) var entries: [Entry] = []
 
   /// No attributes.
   public init() {}
 
   /// kSecAttrSynchronizable's name; an item without it is not synchronizable (0).
-  public static let synchronizable = "sync"
+  package static let synchronizable = "sync"
 
   /// Every attribute this keychain stores beyond the core ones, with its kind (Apple's SecItem.h names).
-  public static let known: [(name: String, kind: Kind)] = [
+  package static let known: [(name: String, kind: Kind)] = [
     ("atyp", .text), ("crtr", .number), ("desc", .text), ("gena", .bytes), ("icmt", .text), ("invi", .number),
     ("nega", .number), ("path", .text), ("port", .number), ("ptcl", .text), ("sdmn", .text), ("srvr", .text),
     ("sync", .number), ("type", .number),
   ]
 
   /// The kind of a known attribute; nil for any other name.
-  public static func kind(of name: String) -> Kind? { known.first { $0.name == name }?.kind }
+  package static func kind(of name: String) -> Kind? { known.first { $0.name == name }?.kind }
 
   /// The attributes only an internet password has.
-  public static let internetOnly = ["atyp", "path", "port", "ptcl", "sdmn", "srvr"]
+  package static let internetOnly = ["atyp", "path", "port", "ptcl", "sdmn", "srvr"]
 
   /// The attributes of Apple's primary key beyond service, account and access group: sync for both classes, and
   /// the server, security domain, protocol, authentication type, port and path for an internet password.
-  public static func uniqueNames(_ itemClass: KeychainItemClass) -> [String] {
+  package static func uniqueNames(_ itemClass: KeychainItemClass) -> [String] {
     itemClass == .genericPassword ? ["sync"] : ["atyp", "path", "port", "ptcl", "sdmn", "srvr", "sync"]
   }
 
   /// The value named `name`, or nil.
-  public subscript(name: String) -> KeychainAttributeValue? {
+  package subscript(name: String) -> KeychainAttributeValue? {
     get { entries.first { $0.name == name }?.value }
     set {
       entries.removeAll { $0.name == name }
@@ -77,20 +77,20 @@ public struct KeychainAttributes: Equatable, Sendable {
   }
 
   /// Sets every attribute of `other` over these.
-  public mutating func merge(_ other: KeychainAttributes) {
+  package mutating func merge(_ other: KeychainAttributes) {
     for entry in other.entries { self[entry.name] = entry.value }
   }
 
   /// True when no attribute is set.
-  public var isEmpty: Bool { entries.isEmpty }
+  package var isEmpty: Bool { entries.isEmpty }
 
   /// The value an item has for `name` when matching: what was set, and 0 for an unset sync.
-  public func matchValue(_ name: String) -> KeychainAttributeValue? {
+  package func matchValue(_ name: String) -> KeychainAttributeValue? {
     self[name] ?? (name == KeychainAttributes.synchronizable ? .number(0) : nil)
   }
 
   /// True when sync is set to something else than 0.
-  public var isSynchronizable: Bool { matchValue(KeychainAttributes.synchronizable) != .number(0) }
+  package var isSynchronizable: Bool { matchValue(KeychainAttributes.synchronizable) != .number(0) }
 
   /// The value's bytes as written (text as UTF-8, a number in decimal).
   static func valueBytes(_ value: KeychainAttributeValue) -> (Kind, [UInt8]) {
@@ -131,7 +131,7 @@ public struct KeychainAttributes: Equatable, Sendable {
 
   /// The wire form (the app protocol): for each attribute, a length byte and the name, the kind, a two-byte length
   /// and the value.
-  public func encode() -> [UInt8] {
+  package func encode() -> [UInt8] {
     var out: [UInt8] = []
     for entry in entries {
       let (kind, bytes) = KeychainAttributes.valueBytes(entry.value)
@@ -147,7 +147,7 @@ public struct KeychainAttributes: Equatable, Sendable {
 
   /// Decodes the wire form; nil for an unknown name, a wrong kind, a name given twice or a truncated entry.
   /// `extraNames` are further names the caller accepts, as text.
-  public static func decode(_ bytes: [UInt8], extraNames: [String] = []) -> KeychainAttributes? {
+  package static func decode(_ bytes: [UInt8], extraNames: [String] = []) -> KeychainAttributes? {
     var attributes = KeychainAttributes()
     var index = 0
     while index < bytes.count {

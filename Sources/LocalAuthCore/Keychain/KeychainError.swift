@@ -24,7 +24,7 @@ public enum KeychainError: Error, Equatable, Sendable, CustomStringConvertible {
   case unimplemented(String)
 
   /// Apple's status code (SecBase.h; the constants and their messages are SecStatusTable's).
-  public var status: Int32 {
+  package var status: Int32 {
     switch self {
     case .parameter: errSecParam
     case .duplicateItem: errSecDuplicateItem

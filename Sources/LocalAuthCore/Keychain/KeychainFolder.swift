@@ -105,7 +105,7 @@ public final class KeychainReadCounter: @unchecked Sendable {
   public init() {}
 
   /// The item files read so far.
-  public var value: Int { lock.withLock { count } }
+  package var value: Int { lock.withLock { count } }
 
   func add() { lock.withLock { count += 1 } }
 }

@@ -1,9 +1,9 @@
 /// The per-user keychain quota (`keychain_max_items=`, `keychain_max_bytes=`; docs/KEYCHAIN.md, "Quota").
 public struct KeychainLimits: Equatable, Sendable {
   /// The most items one user's keychain holds, rights' and the module's included.
-  public var maxItems: Int
+  package var maxItems: Int
   /// The most bytes its item files take together (sealed, as stored).
-  public var maxBytes: Int
+  package var maxBytes: Int
 
   /// The limits; by default 1000 items and 16 MiB.
   public init(maxItems: Int = 1000, maxBytes: Int = 16 * 1024 * 1024) {

@@ -9,47 +9,47 @@ public struct KeychainItem: Equatable, Sendable {
   }
 
   /// The file name's id: 32 hexadecimal digits, random.
-  public var id: String
+  package var id: String
   /// kSecAttrService.
-  public var service: String
+  package var service: String
   /// kSecAttrAccount.
-  public var account: String
+  package var account: String
   /// kSecAttrLabel.
-  public var label: String
+  package var label: String
   /// kSecAttrAccessGroup: a namespace, "" when the item was added without one (docs/KEYCHAIN.md, "Access groups").
-  public var accessGroup: String = ""
+  package var accessGroup: String = ""
   /// kSecClass.
-  public var itemClass: KeychainItemClass = .genericPassword
+  package var itemClass: KeychainItemClass = .genericPassword
   /// The other attributes Apple defines for the class (docs/KEYCHAIN.md, "Attributes").
-  public var attributes = KeychainAttributes()
+  package var attributes = KeychainAttributes()
   /// kSecAttrAccessible.
-  public var accessibility: KeychainAccessibility
+  package var accessibility: KeychainAccessibility
   /// kSecAttrAccessControl's flags; nil when the item has no access control.
-  public var flags: KeychainAccessFlags?
+  package var flags: KeychainAccessFlags?
   /// The domain state when a biometryCurrentSet item was added.
-  public var domainState: String?
+  package var domainState: String?
   /// Where the key comes from.
-  public var keySource: KeySource
+  package var keySource: KeySource
   /// The ephemeral X25519 public key of a passcode-keyed item.
-  public var ephemeralPublicKey: [UInt8] = []
+  package var ephemeralPublicKey: [UInt8] = []
   /// The yescrypt setting of an applicationPassword item's password.
-  public var passwordSetting: String?
+  package var passwordSetting: String?
   /// When it was added and last changed (seconds since 1970).
-  public var created: Int64
+  package var created: Int64
   /// When its data or attributes last changed.
-  public var modified: Int64
+  package var modified: Int64
   /// nonce ‖ ciphertext ‖ tag.
-  public var sealed: [UInt8] = []
+  package var sealed: [UInt8] = []
 
   /// The first line of every item file.
   static let header = "localauth-keychain-item 1"
   /// The largest item file accepted.
-  public static let maximumFileSize = 64 * 1024
+  package static let maximumFileSize = 64 * 1024
   /// The largest secret an item holds.
-  public static let maximumDataSize = 16 * 1024
+  package static let maximumDataSize = 16 * 1024
 
   /// An item that exists only to be evaluated (LAContext.evaluateAccessControl): the constraints, no data.
-  public static func probe(
+  package static func probe(
     accessibility: KeychainAccessibility, flags: KeychainAccessFlags, domainState: String?
   ) -> KeychainItem {
     KeychainItem(
@@ -153,7 +153,7 @@ extension KeychainItem {
   /// Apple's primary key of the item (KeychainIndex's key): class, service, account, access group, sync, and for
   /// an internet password the server, security domain, protocol, authentication type, port and path. A plain
   /// generic password keeps the key items had before classes and sync existed.
-  public static func uniqueKey(
+  package static func uniqueKey(
     itemClass: KeychainItemClass, service: String, account: String, accessGroup: String, attributes: KeychainAttributes
   ) -> String {
     let base = hexEncode(Array(service.utf8)) + "/" + hexEncode(Array(account.utf8)) + "/" + hexEncode(Array(accessGroup.utf8))
@@ -164,15 +164,15 @@ extension KeychainItem {
   }
 
   /// This item's primary key.
-  public var uniqueKey: String {
+  package var uniqueKey: String {
     KeychainItem.uniqueKey(itemClass: itemClass, service: service, account: account, accessGroup: accessGroup, attributes: attributes)
   }
 
   /// kSecValuePersistentRef: the class's four letters and the id's 16 bytes; stable for the item's life.
-  public var persistentReference: [UInt8] { Array(itemClass.rawValue.utf8) + (hexDecode(id) ?? []) }
+  package var persistentReference: [UInt8] { Array(itemClass.rawValue.utf8) + (hexDecode(id) ?? []) }
 
   /// The class and id a persistent reference names; nil when it is not one.
-  public static func parseReference(_ bytes: [UInt8]) -> (KeychainItemClass, String)? {
+  package static func parseReference(_ bytes: [UInt8]) -> (KeychainItemClass, String)? {
     guard bytes.count == 20, let itemClass = KeychainItemClass(rawValue: String(decoding: bytes[0..<4], as: UTF8.self)) else {
       return nil
     }
@@ -181,7 +181,7 @@ extension KeychainItem {
 }
 
 /// Lower-case hexadecimal digits of `bytes`.
-public func hexEncode(_ bytes: [UInt8]) -> String {
+package func hexEncode(_ bytes: [UInt8]) -> String {
   let digits = Array("0123456789abcdef".utf8)
   var out: [UInt8] = []
   out.reserveCapacity(bytes.count * 2)
@@ -193,7 +193,7 @@ public func hexEncode(_ bytes: [UInt8]) -> String {
 }
 
 /// The bytes of hexadecimal text (either case); nil when it is not an even number of hex digits.
-public func hexDecode<S: StringProtocol>(_ text: S) -> [UInt8]? {
+package func hexDecode<S: StringProtocol>(_ text: S) -> [UInt8]? {
   let digits = Array(text.utf8)
   guard digits.count % 2 == 0 else { return nil }
   func value(_ d: UInt8) -> UInt8? {

@@ -1,31 +1,31 @@
 /// SecItemAdd, SecItemCopyMatching, SecItemUpdate and SecItemDelete over the core: one implementation for a
 /// root process (the Security product calls it in-process) and for an app's session in localauth-helper.
-public struct KeychainOperations {
+package struct KeychainOperations {
   /// The keychain.
-  public let keychain: Keychain
+  package let keychain: Keychain
   /// The clock, store, sensor, prompter and log the evaluations use.
-  public let dependencies: Dependencies
+  package let dependencies: Dependencies
   /// The evaluation rules.
-  public let settings: EvaluationSettings
+  package let settings: EvaluationSettings
 
   /// Operations over `keychain`, evaluating with `dependencies`.
-  public init(keychain: Keychain, dependencies: Dependencies, settings: EvaluationSettings) {
+  package init(keychain: Keychain, dependencies: Dependencies, settings: EvaluationSettings) {
     self.keychain = keychain
     self.dependencies = dependencies
     self.settings = settings
   }
 
   /// What a read returns for one item.
-  public struct Found {
+  package struct Found {
     /// The item's attributes.
-    public var item: KeychainItem
+    package var item: KeychainItem
     /// Its data, when asked for.
-    public var data: [UInt8]?
+    package var data: [UInt8]?
   }
 
   /// Adds `new` for `request`'s user. An applicationPassword item takes the password from `authorization`, or
   /// asks for it when the request allows a prompt. A reserved access group is refused (`Keychain.refuseReserved`).
-  public func add(
+  package func add(
     _ new: Keychain.NewItem, request: EvaluationRequest, authorization: KeychainAuthorization
   ) throws(LocalAuthError) -> KeychainItem {
     do { try Keychain.refuseReserved(new.accessGroup, adding: true) } catch { throw .keychain(error) }
@@ -46,7 +46,7 @@ public struct KeychainOperations {
 
   /// Finds the items `query` selects and, with `returnData`, opens them, running the evaluations their access
   /// control needs beyond `authorization` (which keeps what they established). `mode` is kSecUseAuthenticationUI.
-  public func copy(
+  package func copy(
     _ query: Keychain.Query, returnData: Bool, all: Bool, mode: AppInterfaceMode, request template: EvaluationRequest,
     authorization: inout KeychainAuthorization
   ) throws(LocalAuthError) -> [Found] {
@@ -76,7 +76,7 @@ public struct KeychainOperations {
   /// Applies `changes` to the items `query` selects (docs/KEYCHAIN.md, "Updates"). New data needs no
   /// authentication, as on Apple's systems; without it each item is read first (so its access control is
   /// satisfied as a read would satisfy it, with `request` and `authorization`) and re-sealed under its new attributes.
-  public func update(
+  package func update(
     _ query: Keychain.Query, changes: Keychain.Changes, request: EvaluationRequest,
     authorization: inout KeychainAuthorization
   ) throws(LocalAuthError) {
@@ -102,7 +102,7 @@ public struct KeychainOperations {
   }
 
   /// Deletes the items `query` selects; `itemNotFound` when there is none.
-  public func delete(_ query: Keychain.Query, user: UserName) throws(LocalAuthError) {
+  package func delete(_ query: Keychain.Query, user: UserName) throws(LocalAuthError) {
     let deleted: [KeychainItem]
     do {
       try Keychain.refuseReserved(query.accessGroup)

@@ -2,11 +2,11 @@
 /// (skipping what the authorization already holds, as a reused LAContext does), then opens the item.
 public struct KeychainReader {
   /// The keychain.
-  public let keychain: Keychain
+  package let keychain: Keychain
   /// The clock, store, sensor, prompter and log the evaluations use.
-  public let dependencies: Dependencies
+  package let dependencies: Dependencies
   /// The evaluation rules.
-  public let settings: EvaluationSettings
+  package let settings: EvaluationSettings
 
   /// A reader over `keychain`, evaluating with `dependencies`.
   public init(keychain: Keychain, dependencies: Dependencies, settings: EvaluationSettings) {
@@ -27,7 +27,7 @@ public struct KeychainReader {
 
   /// The evaluations `item` needs beyond `authorization`, in order; `notAvailable` when a constraint can never
   /// be satisfied here (a companion watch).
-  public func steps(
+  package func steps(
     for item: KeychainItem, authorization: KeychainAuthorization, currentDomainState: String?
   ) throws(KeychainError) -> [Step] {
     guard let flags = item.flags else { return [] }
@@ -60,7 +60,7 @@ public struct KeychainReader {
 
   /// Runs one step for `request`'s user and records what it established in `authorization`; throws the
   /// keychain error of a failed evaluation.
-  public func run(
+  package func run(
     _ step: Step, request template: EvaluationRequest, into authorization: inout KeychainAuthorization
   ) throws(LocalAuthError) {
     var request = template
@@ -90,7 +90,7 @@ public struct KeychainReader {
   /// Reads `item`'s data for `request`'s user: deletes it and reports `itemNotFound` when an enrolment change
   /// invalidated it, runs the missing steps (or `interactionNotAllowed` when the request allows no UI), then
   /// opens it.
-  public func read(
+  package func read(
     _ item: KeychainItem, request: EvaluationRequest, authorization: inout KeychainAuthorization
   ) throws(LocalAuthError) -> [UInt8] {
     let user = request.user

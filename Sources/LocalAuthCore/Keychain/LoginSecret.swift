@@ -6,16 +6,16 @@
 /// A secret stored by earlier versions (same service and account, an ordinary group) could have been written by any
 /// app of the user, so it is never released: it is ignored, and deleted when the module captures the password again
 /// or the password changes.
-public struct LoginSecret {
+package struct LoginSecret {
   /// The keychain.
-  public let keychain: Keychain
+  package let keychain: Keychain
   /// The access control it is stored with (userPresence, or biometryCurrentSet).
-  public let flags: KeychainAccessFlags
+  package let flags: KeychainAccessFlags
   /// The hasher (for passcode-keyed items; the login secret is not one, but the keychain's calls take it).
-  public let hasher: PasscodeHasher
+  package let hasher: PasscodeHasher
 
   /// The login secret of `keychain`, stored with `flags`.
-  public init(keychain: Keychain, flags: KeychainAccessFlags, hasher: PasscodeHasher) {
+  package init(keychain: Keychain, flags: KeychainAccessFlags, hasher: PasscodeHasher) {
     self.keychain = keychain
     self.flags = flags
     self.hasher = hasher
@@ -29,7 +29,7 @@ public struct LoginSecret {
   static let legacyQuery = Keychain.Query(service: KeychainOptions.loginSecretService, account: KeychainOptions.loginSecretAccount)
 
   /// Stores `password` as the user's login secret, replacing any earlier one (and a copy stored the old way).
-  public func capture(_ password: SecretBytes, for user: UserName, record: UserRecord?) throws(KeychainError) {
+  package func capture(_ password: SecretBytes, for user: UserName, record: UserRecord?) throws(KeychainError) {
     _ = try? keychain.delete(LoginSecret.query, for: user)
     _ = try? keychain.delete(LoginSecret.legacyQuery, for: user)
     try keychain.add(
@@ -43,7 +43,7 @@ public struct LoginSecret {
   /// The login secret, released by what a successful evaluation established; nil when none is stored.
   /// A biometryCurrentSet secret from before an enrolment change is deleted (it is captured again at the next
   /// password login).
-  public func release(
+  package func release(
     for user: UserName, authorization: KeychainAuthorization, currentDomainState: String?, unlockedThisBoot: Bool
   ) throws(KeychainError) -> SecretBytes? {
     guard let item = try keychain.matching(LoginSecret.query, for: user).first else { return nil }
@@ -56,7 +56,7 @@ public struct LoginSecret {
   }
 
   /// What a password change did to the login secret.
-  public enum ChangeResult: Equatable, Sendable {
+  package enum ChangeResult: Equatable, Sendable {
     /// No login secret was stored.
     case none
     /// The old password matched: the secret now holds the new one.
@@ -68,7 +68,7 @@ public struct LoginSecret {
   /// Keeps the login secret in step with a password change from `old` to `new`: re-sealed when `old` is the
   /// stored secret, otherwise deleted, never left stale. The module reads it with its own authority (the password
   /// line runs after pam_unix accepted the old password).
-  public func passwordChanged(
+  package func passwordChanged(
     for user: UserName, from old: SecretBytes, to new: SecretBytes, currentDomainState: String?
   ) throws(KeychainError) -> ChangeResult {
     _ = try? keychain.delete(LoginSecret.legacyQuery, for: user)

@@ -7,18 +7,18 @@ import CLibCrypto
 /// ECDSA (`.ecdsaSignatureMessageX962SHA256`, `.ecdsaSignatureDigestX962SHA256`); the shared secret is the X
 /// coordinate (`.ecdhKeyExchangeStandard`). Key bytes that are not a valid key (a scalar of 0 or beyond the group
 /// order, a point off the curve, a wrong length) throw `.failed`. The C side is Sources/CLibCrypto/p256.h.
-public enum P256 {
+package enum P256 {
   /// The length of a private key (the scalar d).
-  public static let privateKeyLength = Int(CLIBCRYPTO_P256_PRIVATE_KEY)
+  package static let privateKeyLength = Int(CLIBCRYPTO_P256_PRIVATE_KEY)
   /// The length of a public key (04 ‖ X ‖ Y).
-  public static let publicKeyLength = Int(CLIBCRYPTO_P256_PUBLIC_KEY)
+  package static let publicKeyLength = Int(CLIBCRYPTO_P256_PUBLIC_KEY)
   /// The length of the digest `sign(digest:privateKey:)` signs (SHA-256).
-  public static let digestLength = Int(CLIBCRYPTO_P256_DIGEST)
+  package static let digestLength = Int(CLIBCRYPTO_P256_DIGEST)
   /// The length of the shared secret.
-  public static let sharedSecretLength = 32
+  package static let sharedSecretLength = 32
 
   /// A fresh key pair from libcrypto's key generation.
-  public static func generate() throws(CryptoError) -> (privateKey: SecretBytes, publicKey: [UInt8]) {
+  package static func generate() throws(CryptoError) -> (privateKey: SecretBytes, publicKey: [UInt8]) {
     var privateKey = [UInt8](repeating: 0, count: privateKeyLength)
     var publicKey = [UInt8](repeating: 0, count: publicKeyLength)
     let status = clibcrypto_p256_generate(&privateKey, &publicKey)
@@ -28,7 +28,7 @@ public enum P256 {
   }
 
   /// The public key (04 ‖ X ‖ Y) of a private key.
-  public static func publicKey(of privateKey: SecretBytes) throws(CryptoError) -> [UInt8] {
+  package static func publicKey(of privateKey: SecretBytes) throws(CryptoError) -> [UInt8] {
     try checkPrivate(privateKey)
     var publicKey = [UInt8](repeating: 0, count: publicKeyLength)
     try check(clibcrypto_p256_public_key(privateKey.bytes, &publicKey), "P-256 public key", key: "private key")
@@ -36,31 +36,31 @@ public enum P256 {
   }
 
   /// The DER-encoded ECDSA signature of the SHA-256 of `message` (Apple's `.ecdsaSignatureMessageX962SHA256`).
-  public static func sign(message: [UInt8], privateKey: SecretBytes) throws(CryptoError) -> [UInt8] {
+  package static func sign(message: [UInt8], privateKey: SecretBytes) throws(CryptoError) -> [UInt8] {
     try sign(message, prehashed: false, privateKey: privateKey)
   }
 
   /// The DER-encoded ECDSA signature of a 32-byte SHA-256 digest (Apple's `.ecdsaSignatureDigestX962SHA256`).
-  public static func sign(digest: [UInt8], privateKey: SecretBytes) throws(CryptoError) -> [UInt8] {
+  package static func sign(digest: [UInt8], privateKey: SecretBytes) throws(CryptoError) -> [UInt8] {
     try checkDigest(digest)
     return try sign(digest, prehashed: true, privateKey: privateKey)
   }
 
   /// True when `signature` is a DER-encoded ECDSA signature of the SHA-256 of `message` under `publicKey`; false
   /// for any other signature, including bytes that are not DER. A public key that is not one throws.
-  public static func verify(signature: [UInt8], message: [UInt8], publicKey: [UInt8]) throws(CryptoError) -> Bool {
+  package static func verify(signature: [UInt8], message: [UInt8], publicKey: [UInt8]) throws(CryptoError) -> Bool {
     try verify(signature, message, prehashed: false, publicKey: publicKey)
   }
 
   /// True when `signature` is a DER-encoded ECDSA signature of the 32-byte SHA-256 `digest` under `publicKey`.
-  public static func verify(signature: [UInt8], digest: [UInt8], publicKey: [UInt8]) throws(CryptoError) -> Bool {
+  package static func verify(signature: [UInt8], digest: [UInt8], publicKey: [UInt8]) throws(CryptoError) -> Bool {
     try checkDigest(digest)
     return try verify(signature, digest, prehashed: true, publicKey: publicKey)
   }
 
   /// The ECDH shared secret (the 32-byte X coordinate, Apple's `.ecdhKeyExchangeStandard`) of a private key and a
   /// peer's public key.
-  public static func sharedSecret(privateKey: SecretBytes, peerPublicKey: [UInt8]) throws(CryptoError) -> SecretBytes {
+  package static func sharedSecret(privateKey: SecretBytes, peerPublicKey: [UInt8]) throws(CryptoError) -> SecretBytes {
     try checkPrivate(privateKey)
     try checkPublic(peerPublicKey)
     var shared = [UInt8](repeating: 0, count: sharedSecretLength)

@@ -1,7 +1,7 @@
 /// Holds a copy of the passcode an evaluation accepted, for the keychain; wiped when released or dropped.
 public final class PasscodeCapture: @unchecked Sendable {
   /// The accepted passcode; nil until one is accepted.
-  public private(set) var secret: SecretBytes?
+  package private(set) var secret: SecretBytes?
 
   /// An empty capture.
   public init() {}
@@ -13,7 +13,7 @@ public final class PasscodeCapture: @unchecked Sendable {
   }
 
   /// Wipes the kept passcode.
-  public func wipe() {
+  package func wipe() {
     secret?.wipe()
     secret = nil
   }

@@ -1,6 +1,6 @@
 /// The requirement a persisted right was saved with (Apple's `LAAuthenticationRequirement`), and the access control
 /// its key and secret items carry (docs/KEYCHAIN.md, "Persisted rights").
-public enum RightRequirement: UInt8, Equatable, Sendable, CaseIterable {
+package enum RightRequirement: UInt8, Equatable, Sendable, CaseIterable {
   /// `.default`: biometry or the passcode (userPresence).
   case userPresence = 0
   /// `.biometry`: any enrolled biometry (biometryAny).
@@ -13,7 +13,7 @@ public enum RightRequirement: UInt8, Equatable, Sendable, CaseIterable {
   case biometryOrDefault = 4
 
   /// The access control of the right's key and secret items.
-  public var flags: KeychainAccessFlags {
+  package var flags: KeychainAccessFlags {
     switch self {
     case .userPresence: .userPresence
     case .biometry: .biometryAny
@@ -24,7 +24,7 @@ public enum RightRequirement: UInt8, Equatable, Sendable, CaseIterable {
 }
 
 /// The algorithms of a right's private key (Apple's `SecKeyAlgorithm` values a P-256 key supports here).
-public enum RightKeyAlgorithm: UInt8, Equatable, Sendable {
+package enum RightKeyAlgorithm: UInt8, Equatable, Sendable {
   /// `.ecdsaSignatureMessageX962SHA256`: DER ECDSA over the SHA-256 of the message.
   case ecdsaSignatureMessageX962SHA256 = 1
   /// `.ecdsaSignatureDigestX962SHA256`: DER ECDSA over a 32-byte SHA-256 digest.
@@ -32,20 +32,20 @@ public enum RightKeyAlgorithm: UInt8, Equatable, Sendable {
 }
 
 /// What a right store keeps of a persisted right beyond its key and secret: readable without authentication.
-public struct PersistedRight: Equatable, Sendable {
+package struct PersistedRight: Equatable, Sendable {
   /// The application's identifier (the items' service).
-  public var identifier: String
+  package var identifier: String
   /// The requirement it was saved with.
-  public var requirement: RightRequirement
+  package var requirement: RightRequirement
   /// The public key, 04 ‖ X ‖ Y (65 bytes).
-  public var publicKey: [UInt8]
+  package var publicKey: [UInt8]
   /// For `.biometryCurrentSet`, the domain state when the right was saved (the key item's); nil otherwise.
-  public var domainState: String?
+  package var domainState: String?
   /// True when a secret was saved with the right.
-  public var hasSecret: Bool
+  package var hasSecret: Bool
 
   /// Describes a persisted right.
-  public init(identifier: String, requirement: RightRequirement, publicKey: [UInt8], domainState: String?, hasSecret: Bool) {
+  package init(identifier: String, requirement: RightRequirement, publicKey: [UInt8], domainState: String?, hasSecret: Bool) {
     self.identifier = identifier
     self.requirement = requirement
     self.publicKey = publicKey

@@ -8,11 +8,11 @@
 /// established and never with a prompt, and only a signature or a shared secret leaves.
 public struct RightStore {
   /// The access group of every right's items; apps' keychain calls cannot name it (`Keychain.isReserved`).
-  public static let accessGroup = "com.apple.LocalAuthentication.rights"
+  package static let accessGroup = "com.apple.LocalAuthentication.rights"
   /// The longest identifier (the protocol's text limit).
-  public static let maximumIdentifierLength = 512
+  package static let maximumIdentifierLength = 512
   /// The longest message `sign` takes.
-  public static let maximumMessageSize = KeychainItem.maximumDataSize
+  package static let maximumMessageSize = KeychainItem.maximumDataSize
 
   /// The item accounts.
   enum Part {
@@ -22,11 +22,11 @@ public struct RightStore {
   }
 
   /// The keychain.
-  public let keychain: Keychain
+  package let keychain: Keychain
   /// The store (the user's domain state) and the log.
-  public let dependencies: Dependencies
+  package let dependencies: Dependencies
   /// The evaluation rules (the keychain's hasher).
-  public let settings: EvaluationSettings
+  package let settings: EvaluationSettings
 
   /// A store over `keychain`.
   public init(keychain: Keychain, dependencies: Dependencies, settings: EvaluationSettings) {
@@ -36,7 +36,7 @@ public struct RightStore {
   }
 
   /// Refuses an identifier that is empty, too long or holds control characters (errSecParam).
-  public static func check(identifier: String) throws(KeychainError) {
+  package static func check(identifier: String) throws(KeychainError) {
     let bytes = Array(identifier.utf8)
     guard !bytes.isEmpty, bytes.count <= maximumIdentifierLength, bytes.allSatisfy({ $0 >= 0x20 && $0 != 0x7f }) else {
       throw .parameter("a right's identifier must be 1 to 512 bytes without control characters")
@@ -49,7 +49,7 @@ public struct RightStore {
   /// under `identifier` is replaced only when `authorization` satisfies its requirement, as a use of it would
   /// (`requireAuthorization`); otherwise nothing changes. A `.biometryCurrentSet` right needs an enrolled finger
   /// (`notAvailable`).
-  public func save(
+  package func save(
     _ identifier: String, requirement: RightRequirement, secret: [UInt8]?, for user: UserName,
     authorization: KeychainAuthorization
   ) throws(LocalAuthError) -> PersistedRight {
@@ -93,13 +93,13 @@ public struct RightStore {
 
   /// The right stored under `identifier`; `itemNotFound` when there is none, or when an enrolment change
   /// invalidated a `.biometryCurrentSet` right (which is then removed, as its items would be at their next read).
-  public func right(_ identifier: String, for user: UserName) throws(LocalAuthError) -> PersistedRight {
+  package func right(_ identifier: String, for user: UserName) throws(LocalAuthError) -> PersistedRight {
     try stored(identifier, for: user).right
   }
 
   /// Removes the right stored under `identifier`: its key, secret and record, once `authorization` satisfies its
   /// requirement (`requireAuthorization`); `itemNotFound` when there is none.
-  public func remove(_ identifier: String, for user: UserName, authorization: KeychainAuthorization) throws(LocalAuthError) {
+  package func remove(_ identifier: String, for user: UserName, authorization: KeychainAuthorization) throws(LocalAuthError) {
     try requireAuthorization(try stored(identifier, for: user), for: user, authorization: authorization)
     try keychainErrors { () throws(KeychainError) in
       if try keychain.delete(query(identifier), for: user).isEmpty { throw .itemNotFound }
@@ -109,7 +109,7 @@ public struct RightStore {
   /// Removes every right of `user` and returns how many items went; none is not an error. `authorization` must
   /// satisfy every stored right's requirement; when one is not satisfied, nothing is removed.
   @discardableResult
-  public func removeAll(for user: UserName, authorization: KeychainAuthorization) throws(LocalAuthError) -> Int {
+  package func removeAll(for user: UserName, authorization: KeychainAuthorization) throws(LocalAuthError) -> Int {
     let identifiers = try keychainErrors { () throws(KeychainError) -> [String] in
       var seen: [String] = []
       for item in try keychain.matching(Keychain.Query(accessGroup: RightStore.accessGroup), for: user)
@@ -135,7 +135,7 @@ public struct RightStore {
 
   /// The secret saved with the right, opened with what `authorization` holds and never with a prompt:
   /// `interactionNotAllowed` when it does not satisfy the right's access control, `itemNotFound` without a secret.
-  public func secret(
+  package func secret(
     _ identifier: String, for user: UserName, authorization: KeychainAuthorization
   ) throws(LocalAuthError) -> [UInt8] {
     let found = try stored(identifier, for: user)
@@ -145,7 +145,7 @@ public struct RightStore {
 
   /// The DER ECDSA signature of `data` by the right's private key, which is opened here with what
   /// `authorization` holds, used and wiped; `interactionNotAllowed` when it does not satisfy the right.
-  public func sign(
+  package func sign(
     _ identifier: String, algorithm: RightKeyAlgorithm, data: [UInt8], for user: UserName,
     authorization: KeychainAuthorization
   ) throws(LocalAuthError) -> [UInt8] {
@@ -165,7 +165,7 @@ public struct RightStore {
 
   /// The ECDH shared secret (`.ecdhKeyExchangeStandard`: the X coordinate) of the right's private key and
   /// `peerPublicKey` (04 ‖ X ‖ Y); a peer key that is not a P-256 point is `parameter`.
-  public func exchange(
+  package func exchange(
     _ identifier: String, peerPublicKey: [UInt8], for user: UserName, authorization: KeychainAuthorization
   ) throws(LocalAuthError) -> SecretBytes {
     if peerPublicKey.count != P256.publicKeyLength || peerPublicKey.first != 4 {

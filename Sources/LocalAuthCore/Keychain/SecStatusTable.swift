@@ -1,12 +1,12 @@
 /// One of Apple's status codes: its value, its name in SecBase.h and Apple's message for it (the sentence
 /// SecCopyErrorMessageString returns; empty where SecBase.h gives none).
-public struct SecStatusEntry: Sendable {
+package struct SecStatusEntry: Sendable {
   /// The value (an OSStatus).
-  public let code: Int32
+  package let code: Int32
   /// Apple's name, for example "errSecItemNotFound".
-  public let name: StaticString
+  package let name: StaticString
   /// Apple's message, or empty.
-  public let message: StaticString
+  package let message: StaticString
 
   init(_ code: Int32, _ name: StaticString, _ message: StaticString) {
     self.code = code
@@ -17,15 +17,15 @@ public struct SecStatusEntry: Sendable {
 
 /// Every status code Apple's Security framework defines (SecBase.h, 379 codes), in SecBase.h's order: the one
 /// table of names and messages. The values are the globals of SecStatusCodes*.swift, declared once there.
-public enum SecStatusTable {
+package enum SecStatusTable {
   /// The entry for `code`, or nil for a code Apple does not define.
-  public static func entry(for code: Int32) -> SecStatusEntry? {
+  package static func entry(for code: Int32) -> SecStatusEntry? {
     for entry in entries where entry.code == code { return entry }
     return nil
   }
 
   /// Every entry.
-  public static let entries: [SecStatusEntry] = [
+  package static let entries: [SecStatusEntry] = [
     SecStatusEntry(errSecSuccess, "errSecSuccess", "No error."),
     SecStatusEntry(errSecUnimplemented, "errSecUnimplemented", "Function or operation not implemented."),
     SecStatusEntry(errSecDiskFull, "errSecDiskFull", "The disk is full."),

@@ -1,7 +1,7 @@
 import CTPM
 
 /// Why sealing or unsealing with the TPM failed.
-public enum TPMError: Error, Equatable, Sendable {
+package enum TPMError: Error, Equatable, Sendable {
   /// tpm2-tss (libtss2-esys.so.0, libtss2-tctildr.so.0, libtss2-mu.so.0) could not be loaded, or lacks a function.
   case libraryMissing
   /// No TPM answered at this TCTI (it could not be initialised, or its transport failed).
@@ -20,18 +20,18 @@ public enum TPMError: Error, Equatable, Sendable {
 /// is "LAT1" followed by the object's marshalled TPM2B_PUBLIC and TPM2B_PRIVATE. No PCR policy and no
 /// authorisation value: whoever can send commands to this TPM can unseal. The TCTI is a tpm2-tss loader string,
 /// such as "device:/dev/tpmrm0" or "swtpm:host=127.0.0.1,port=2321". The C side is Sources/CTPM/shim.h.
-public struct TPMSealer: Sendable {
+package struct TPMSealer: Sendable {
   /// The tpm2-tss TCTI loader string that names the TPM.
-  public let tcti: String
+  package let tcti: String
 
   /// A sealer for the TPM that `tcti` names; nothing is opened until the first call.
-  public init(tcti: String) { self.tcti = tcti }
+  package init(tcti: String) { self.tcti = tcti }
 
   /// The longest secret a TPM seals (MAX_SYM_DATA).
-  public static let maximumSecretLength = Int(CTPM_MAX_SECRET)
+  package static let maximumSecretLength = Int(CTPM_MAX_SECRET)
 
   /// Seals `secret` (1 to `maximumSecretLength` bytes) with this TPM; the blob can be stored anywhere.
-  public func seal(_ secret: [UInt8]) throws(TPMError) -> [UInt8] {
+  package func seal(_ secret: [UInt8]) throws(TPMError) -> [UInt8] {
     var blob = [UInt8](repeating: 0, count: Int(CTPM_MAX_BLOB))
     var length = 0
     var code: UInt32 = 0
@@ -46,7 +46,7 @@ public struct TPMSealer: Sendable {
   }
 
   /// Unseals a blob `seal` wrote with this same TPM; the caller wipes the secret when done with it.
-  public func unseal(_ blob: [UInt8]) throws(TPMError) -> [UInt8] {
+  package func unseal(_ blob: [UInt8]) throws(TPMError) -> [UInt8] {
     var secret = [UInt8](repeating: 0, count: Int(CTPM_MAX_SECRET))
     var length = 0
     var code: UInt32 = 0

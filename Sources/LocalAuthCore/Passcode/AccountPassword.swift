@@ -10,15 +10,15 @@ public enum PasscodeSource: String, Equatable, Sendable {
 /// would accept the password. Days count from 1970-01-01; nil stands for an empty field (getspnam's -1).
 public struct ShadowEntry: Equatable, Sendable {
   /// The password field (a libxcrypt hash, or `!`/`*`-prefixed when locked, or empty).
-  public var hash: String
+  package var hash: String
   /// The day of the last change (`sp_lstchg`); 0 means the password must be changed at the next login.
-  public var lastChange: Int?
+  package var lastChange: Int?
   /// Days the password is valid after a change (`sp_max`).
-  public var maximumAge: Int?
+  package var maximumAge: Int?
   /// Days after the password expired during which it still opens the account to change it (`sp_inact`).
-  public var inactiveDays: Int?
+  package var inactiveDays: Int?
   /// The day the account expires (`sp_expire`).
-  public var expiresOn: Int?
+  package var expiresOn: Int?
 
   /// Describes an entry.
   public init(hash: String, lastChange: Int? = nil, maximumAge: Int? = nil, inactiveDays: Int? = nil, expiresOn: Int? = nil) {
@@ -34,7 +34,7 @@ public struct ShadowEntry: Equatable, Sendable {
   /// The order and comparisons are pam_unix's (`check_shadow_expiry` in passverify.c): the account's expiry,
   /// a change forced by root (last change 0), the password expired beyond its inactive period, then the
   /// password aged. An expired password must be changed through pam_unix first, so it is not a passcode.
-  public func refusal(today: Int) -> AccountRefusal? {
+  package func refusal(today: Int) -> AccountRefusal? {
     guard !hash.isEmpty else { return .noPassword }
     if hash.hasPrefix("!") || hash.hasPrefix("*") { return .locked }
     guard hash.hasPrefix("$") else { return .unsupportedHash }

@@ -2,16 +2,16 @@
 /// attempt must wait 1–4: none, 5: 1 min, 6: 5 min, 7–8: 15 min, 9 and more: 1 h.
 public struct DelaySchedule: Equatable, Sendable {
   /// The delays in seconds, indexed by failure count minus one; the last entry repeats.
-  public var delays: [Double]
+  package var delays: [Double]
 
   /// Apple's table.
-  public static let apple = DelaySchedule(delays: [0, 0, 0, 0, 60, 300, 900, 900, 3600])
+  package static let apple = DelaySchedule(delays: [0, 0, 0, 0, 60, 300, 900, 900, 3600])
 
   /// Creates a schedule from per-failure delays.
   public init(delays: [Double]) { self.delays = delays }
 
   /// The wait before the next attempt after `failures` consecutive failures.
-  public func delay(afterFailures failures: Int) -> Double {
+  package func delay(afterFailures failures: Int) -> Double {
     guard failures > 0, let last = delays.last else { return 0 }
     return failures <= delays.count ? delays[failures - 1] : last
   }

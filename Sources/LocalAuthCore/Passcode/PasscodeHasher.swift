@@ -15,13 +15,13 @@ public enum PasscodeError: Error, Equatable, Sendable {
 /// yescrypt hashing through libxcrypt, the scheme /etc/shadow uses on Debian.
 public struct PasscodeHasher: Equatable, Sendable {
   /// The yescrypt cost parameter (libxcrypt's `count`; Debian's default is 5).
-  public var cost: UInt
+  package var cost: UInt
 
   /// Creates a hasher with a yescrypt cost (1...11).
   public init(cost: UInt = 5) { self.cost = cost }
 
   /// Hashes a new passcode with a fresh salt.
-  public func hash(_ passcode: SecretBytes) throws(PasscodeError) -> String {
+  package func hash(_ passcode: SecretBytes) throws(PasscodeError) -> String {
     try check(passcode)
     var setting = [CChar](repeating: 0, count: Int(CRYPT_GENSALT_OUTPUT_SIZE))
     guard ccrypt_gensalt_rn("$y$", cost, nil, 0, &setting, Int32(setting.count)) != nil else {
@@ -31,18 +31,18 @@ public struct PasscodeHasher: Equatable, Sendable {
   }
 
   /// Hashes `passcode` with the salt and parameters of `stored`, for comparison with it.
-  public func rehash(_ passcode: SecretBytes, like stored: String) throws(PasscodeError) -> String {
+  package func rehash(_ passcode: SecretBytes, like stored: String) throws(PasscodeError) -> String {
     try check(passcode)
     return try compute(passcode, setting: Array(stored.utf8CString))
   }
 
   /// True when `passcode` hashes to `stored`; the comparison takes constant time.
-  public func verify(_ passcode: SecretBytes, against stored: String) throws(PasscodeError) -> Bool {
+  package func verify(_ passcode: SecretBytes, against stored: String) throws(PasscodeError) -> Bool {
     constantTimeEquals(Array(try rehash(passcode, like: stored).utf8), Array(stored.utf8))
   }
 
   /// Does the same yescrypt work as a verification, for users who have no passcode or do not exist.
-  public func burnEquivalentWork() {
+  package func burnEquivalentWork() {
     let dummy = SecretBytes(Array("localauth-timing-equalizer".utf8))
     _ = try? hash(dummy)
   }

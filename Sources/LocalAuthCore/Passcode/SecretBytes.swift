@@ -2,10 +2,10 @@
 public final class SecretBytes: CustomStringConvertible, @unchecked Sendable {
   /// The longest passcode accepted; anything longer is refused before hashing. libxcrypt's
   /// CRYPT_MAX_PASSPHRASE_SIZE (512) counts the terminating NUL, so 511 bytes is the most crypt_rn hashes.
-  public static let maximumLength = 511
+  package static let maximumLength = 511
 
   /// The secret's bytes; callers must not copy them into longer-lived storage.
-  public private(set) var bytes: [UInt8]
+  package private(set) var bytes: [UInt8]
 
   /// Takes ownership of `bytes`.
   public init(_ bytes: [UInt8]) { self.bytes = bytes }
@@ -14,13 +14,13 @@ public final class SecretBytes: CustomStringConvertible, @unchecked Sendable {
   public convenience init(_ string: String) { self.init(Array(string.utf8)) }
 
   /// The number of bytes.
-  public var count: Int { bytes.count }
+  package var count: Int { bytes.count }
 
   /// True when the secret is empty.
-  public var isEmpty: Bool { bytes.isEmpty }
+  package var isEmpty: Bool { bytes.isEmpty }
 
   /// Overwrites the bytes with zeros now.
-  public func wipe() {
+  package func wipe() {
     bytes.withUnsafeMutableBufferPointer { buffer in
       for i in buffer.indices { buffer[i] = 0 }
     }
@@ -33,7 +33,7 @@ public final class SecretBytes: CustomStringConvertible, @unchecked Sendable {
 }
 
 /// Compares two byte sequences in time that depends only on their lengths.
-public func constantTimeEquals(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
+package func constantTimeEquals(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
   guard lhs.count == rhs.count else { return false }
   return zip(lhs, rhs).reduce(into: UInt8(0)) { $0 |= $1.0 ^ $1.1 } == 0
 }

@@ -4,12 +4,12 @@
 /// replaces the record's inode), `<root>/sensor/<name>/` (the simulated sensor's queue). Every folder and
 /// file must be owned by root and not writable by group or others, and so must every folder above the state
 /// folder unless sticky (TrustedAncestors.swift); nothing follows a symbolic link, and a record has one name.
-public final class FileStateStore: StateStore {
+package final class FileStateStore: StateStore {
   /// The state folder.
-  public let root: String
+  package let root: String
 
   /// Creates a store over `root` (default /var/lib/localauth).
-  public init(root: String = FileStateStore.defaultRoot) { self.root = root }
+  package init(root: String = FileStateStore.defaultRoot) { self.root = root }
 
   /// The last record decoded in this process, with the exact bytes it came from. Every read still reads and
   /// checks the file (under the lock in `update`); only when the bytes are identical, compared in full, is
@@ -21,15 +21,15 @@ public final class FileStateStore: StateStore {
   private static let lastDecodedLock = Mutex()
 
   /// The default state folder.
-  public static let defaultRoot = "/var/lib/localauth"
+  package static let defaultRoot = "/var/lib/localauth"
 
   var usersDirectory: String { root + "/users" }
   var locksDirectory: String { root + "/locks" }
 
   /// The path of a user's record.
-  public func recordPath(_ user: UserName) -> String { usersDirectory + "/" + user.value }
+  package func recordPath(_ user: UserName) -> String { usersDirectory + "/" + user.value }
 
-  public func load(_ user: UserName) throws(LocalAuthError) -> UserRecord? {
+  package func load(_ user: UserName) throws(LocalAuthError) -> UserRecord? {
     do {
       guard try checkLayout(creating: false) else { return nil }
       return try read(user)
@@ -38,7 +38,7 @@ public final class FileStateStore: StateStore {
     }
   }
 
-  public func modify(_ user: UserName, _ body: (inout UserRecord) throws(LocalAuthError) -> Void) throws(LocalAuthError) {
+  package func modify(_ user: UserName, _ body: (inout UserRecord) throws(LocalAuthError) -> Void) throws(LocalAuthError) {
     var refusal: LocalAuthError?
     do throws(StateError) {
       _ = try checkLayout(creating: true)
@@ -60,7 +60,7 @@ public final class FileStateStore: StateStore {
     if let refusal { throw refusal }
   }
 
-  public func remove(_ user: UserName) throws(LocalAuthError) {
+  package func remove(_ user: UserName) throws(LocalAuthError) {
     do {
       guard try checkLayout(creating: false) else { return }
       let lock = try FileSyscalls.lockExclusive(locksDirectory + "/" + user.value)
@@ -71,7 +71,7 @@ public final class FileStateStore: StateStore {
     }
   }
 
-  public func users() throws(LocalAuthError) -> [UserName] {
+  package func users() throws(LocalAuthError) -> [UserName] {
     do {
       guard try checkLayout(creating: false) else { return [] }
       return try FileSyscalls.listDirectory(usersDirectory).compactMap { name in

@@ -7,26 +7,26 @@
 /// beyond `now + longest delay` is capped there. The times of past events (successes, failures, the reuse
 /// stamp) cannot lie in the future at all; beyond the same margin they are set to now (the reuse stamp is
 /// dropped), so that a success dated in the future cannot postpone the idle and passcode-age rules either.
-public struct FutureTimes: Equatable, Sendable {
+package struct FutureTimes: Equatable, Sendable {
   /// How far ahead of the clock the furthest capped time lay, in seconds; 0 when none did.
-  public var furthest: Double = 0
+  package var furthest: Double = 0
   /// True when the passcode delay's deadline was capped.
-  public var cappedDelay = false
+  package var cappedDelay = false
   /// The names of the other times set to now ("last success", "2 recent failures", "the reuse window").
-  public var others: [String] = []
+  package var others: [String] = []
 
   /// True when nothing was beyond the cap.
-  public var isEmpty: Bool { !cappedDelay && others.isEmpty }
+  package var isEmpty: Bool { !cappedDelay && others.isEmpty }
 
   /// The longest delay `schedule` can bring: the latest deadline any rule sets, counted from now.
-  public static func longestDelay(_ schedule: DelaySchedule) -> Double {
+  package static func longestDelay(_ schedule: DelaySchedule) -> Double {
     max(schedule.delays.max() ?? 0, 0)
   }
 
   /// Caps the times of `record` that lie beyond `now + longestDelay`, and says what it changed. A time that is
   /// not a number counts as beyond; a clock that is not a finite number changes nothing (the delay check keeps
   /// the deadline against such a clock, and nothing it reads is written back).
-  public static func cap(_ record: inout UserRecord, now: WallTime, longestDelay: Double) -> FutureTimes {
+  package static func cap(_ record: inout UserRecord, now: WallTime, longestDelay: Double) -> FutureTimes {
     var found = FutureTimes()
     guard now.seconds.isFinite, longestDelay.isFinite else { return found }
     let limit = now.adding(longestDelay)
@@ -66,7 +66,7 @@ public struct FutureTimes: Equatable, Sendable {
   }
 
   /// The log line for `user`: one plain sentence, in Linux-PAM style; nil when nothing was capped.
-  public func sentence(user: UserName, longestDelay: Double) -> String? {
+  package func sentence(user: UserName, longestDelay: Double) -> String? {
     guard !isEmpty else { return nil }
     let ahead = "\(wholeSeconds(furthest)) seconds ahead of the clock"
     let others = self.others.joined(separator: ", ")

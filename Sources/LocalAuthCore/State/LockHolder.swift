@@ -1,9 +1,9 @@
 /// The process that holds a flock, as /proc/locks and /proc/PID/comm tell it, for messages that say who blocks whom.
 public struct LockHolder: Equatable, Sendable, CustomStringConvertible {
   /// The holder's process id, in this process's pid namespace.
-  public var pid: Int32
+  package var pid: Int32
   /// The holder's command name (/proc/PID/comm), with anything but printable ASCII replaced; nil when unreadable.
-  public var command: String?
+  package var command: String?
 
   /// Creates a holder description.
   public init(pid: Int32, command: String?) {
@@ -21,13 +21,13 @@ public struct LockHolder: Equatable, Sendable, CustomStringConvertible {
   /// /proc/locks names a lock's file by device and inode ("1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF",
   /// major and minor in hex); lines with "->" are waiters, not holders. A holder in another pid namespace
   /// shows as pid 0 or -1 and is left out.
-  public static func find(forLockedFile fd: Int32) -> LockHolder? {
+  package static func find(forLockedFile fd: Int32) -> LockHolder? {
     guard case .success(let status) = Syscalls.status(of: fd) else { return nil }
     return find(device: status.device, inode: status.inode)
   }
 
   /// The process holding a flock on the file at `path` (not followed if it is a link); nil when none is seen.
-  public static func find(forLockAt path: String) -> LockHolder? {
+  package static func find(forLockAt path: String) -> LockHolder? {
     guard case .success(let status) = Syscalls.status(ofPath: path), status.kind == .regular else { return nil }
     return find(device: status.device, inode: status.inode)
   }

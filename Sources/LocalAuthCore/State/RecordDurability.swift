@@ -9,7 +9,7 @@
 /// of a reuse window are always flushed in full before the module answers.
 extension UserRecord {
   /// True when replacing `earlier` with this record only records a success (see the type's discussion).
-  public func onlyRecordsSuccess(over earlier: UserRecord) -> Bool {
+  package func onlyRecordsSuccess(over earlier: UserRecord) -> Bool {
     guard biometricFailures <= earlier.biometricFailures, passcodeFailures <= earlier.passcodeFailures else { return false }
     guard lastWrongPasscodeHash == nil || lastWrongPasscodeHash == earlier.lastWrongPasscodeHash else { return false }
     if let next = passcodeNextAllowed {

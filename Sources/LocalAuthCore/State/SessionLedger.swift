@@ -32,14 +32,14 @@ public struct SessionLedger: Sendable {
   }
 
   /// The runtime folder (Options.runtimeRoot).
-  public let root: String
+  package let root: String
   /// The boot the ledger must belong to.
-  public let bootID: String
+  package let bootID: String
 
   /// The bytes before session 0's byte.
   static let headerSize = 64
   /// The largest session id recorded; higher ids are left unrecorded (billions of logins in one boot).
-  public static let maximumSession: UInt32 = 1 << 26
+  package static let maximumSession: UInt32 = 1 << 26
 
   /// A ledger in `root` for the boot `bootID`.
   public init(root: String, bootID: String) {
@@ -48,7 +48,7 @@ public struct SessionLedger: Sendable {
   }
 
   /// The ledger file.
-  public var path: String { root + "/sessions" }
+  package var path: String { root + "/sessions" }
 
   /// The header for this boot: magic, version and boot id, padded with spaces and ended by a newline.
   var header: [UInt8] {
@@ -60,7 +60,7 @@ public struct SessionLedger: Sendable {
 
   /// What the ledger says of `session`. A ledger that is not root's, is writable by others, has another boot's
   /// header or cannot be read counts as no ledger (the caller then relies on the other signals).
-  public func lookUp(_ session: UInt32) -> Lookup {
+  package func lookUp(_ session: UInt32) -> Lookup {
     guard session <= Self.maximumSession,
       let fd = try? FileSyscalls.openNoFollow(path, flags: FileSyscalls.Access.readOnly)
     else { return .noLedger }
@@ -76,7 +76,7 @@ public struct SessionLedger: Sendable {
 
   /// Records how `session` was opened; a remote entry is never lowered to local. Creates the runtime folder and
   /// the ledger (or starts it again when it belongs to another boot), under an exclusive lock.
-  public func record(_ session: UInt32, as entry: Entry) throws(StateError) {
+  package func record(_ session: UInt32, as entry: Entry) throws(StateError) {
     guard session <= Self.maximumSession else { return }
     try FileSyscalls.checkTrustedAncestors(of: root, role: "the runtime folder")
     try FileSyscalls.ensureDirectory(root)

@@ -2,15 +2,15 @@
 ///
 /// Decoding is strict: an unknown key, a duplicate, a malformed number, a missing header or a missing `end`
 /// line (a file cut anywhere, even at a line boundary) is corruption, and corruption fails closed. A later release that changes the format bumps `currentVersion` and migrates.
-public enum StateCodec {
+package enum StateCodec {
   /// The first word of every state file.
-  public static let magic = "localauth-state"
+  package static let magic = "localauth-state"
   /// The format version this release writes.
-  public static let currentVersion = 1
+  package static let currentVersion = 1
   /// The last line of every state file; without it the file was cut short.
-  public static let endMarker = "end"
+  package static let endMarker = "end"
   /// The largest state file accepted.
-  public static let maximumSize = 256 * 1024
+  package static let maximumSize = 256 * 1024
 
   /// The keys that may appear at most once (every key but `feature`, `template`, `failure` and `reuse`).
   static let singleKeys = [
@@ -20,7 +20,7 @@ public enum StateCodec {
   ]
 
   /// Encodes a record.
-  public static func encode(_ record: UserRecord) -> [UInt8] {
+  package static func encode(_ record: UserRecord) -> [UInt8] {
     var bytes: [UInt8] = []
     bytes.reserveCapacity(2048 + 1536 * record.templates.count)
     func line(_ text: String) {
@@ -66,7 +66,7 @@ public enum StateCodec {
   static func field(_ text: String) -> String { text.isEmpty ? "-" : text }
 
   /// Decodes a record, naming `path` in any error.
-  public static func decode(_ bytes: [UInt8], path: String) throws(StateError) -> UserRecord {
+  package static func decode(_ bytes: [UInt8], path: String) throws(StateError) -> UserRecord {
     guard bytes.count <= maximumSize else { throw .tooLarge(path: path, limit: maximumSize) }
     guard !bytes.isEmpty else { throw .corrupt(path: path, reason: "the file is empty") }
     guard let text = String(validating: bytes, as: UTF8.self) else {

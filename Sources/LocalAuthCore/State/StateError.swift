@@ -19,7 +19,7 @@ public enum StateError: Error, Equatable, Sendable, CustomStringConvertible {
   case lockTimeout(path: String, seconds: Int, holder: LockHolder?)
 
   /// The reason alone, as a clause without the path ("it is a symbolic link"), for messages that name the file.
-  public var clause: String {
+  package var clause: String {
     switch self {
     case .invalidUserName(let reason): reason
     case .insecure(_, let reason): reason

@@ -13,7 +13,7 @@ public protocol StateStore: AnyObject {
 
 extension StateStore {
   /// `modify(_:_:)` for a body that returns a value.
-  public func update<T>(
+  package func update<T>(
     _ user: UserName, _ body: (inout UserRecord) throws(LocalAuthError) -> T
   ) throws(LocalAuthError) -> T {
     try updateRecord(in: self, user, body)

@@ -16,7 +16,7 @@ extension FileSyscalls {
   /// folder ends the walk: the open or mkdir that follows reports it. A relative path starts at the working
   /// folder (getcwd gives its physical path). `role` names the checked folder in the refusal ("the state folder",
   /// "the runtime folder").
-  public static func checkTrustedAncestors(of path: String, role: String = "the state folder") throws(StateError) {
+  package static func checkTrustedAncestors(of path: String, role: String = "the state folder") throws(StateError) {
     var start = path
     if !path.hasPrefix("/") {
       let folder: String

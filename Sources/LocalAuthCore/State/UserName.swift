@@ -1,10 +1,10 @@
 /// A user name checked to be safe as a file name before it reaches any path.
 public struct UserName: Hashable, Sendable, CustomStringConvertible {
   /// The longest name accepted, in bytes.
-  public static let maximumLength = 256
+  package static let maximumLength = 256
 
   /// The validated name.
-  public let value: String
+  package let value: String
 
   /// Validates `raw`: non-empty, at most 256 bytes, no '/', no leading '.', no control characters.
   public init(_ raw: String) throws(StateError) {

@@ -1,17 +1,17 @@
 /// A successful biometric match that the reuse window may honour.
 public struct ReuseStamp: Equatable, Sendable {
   /// When the match happened.
-  public var at: WallTime
+  package var at: WallTime
   /// The boot it happened in; a reboot ends the window.
-  public var bootID: String
+  package var bootID: String
   /// The domain state at the time; an enrollment change ends the window.
-  public var domainState: String
+  package var domainState: String
   /// The real uid of the process that asked for the match; only the same requester may reuse it.
-  public var requesterUID: UInt32
+  package var requesterUID: UInt32
   /// The terminal or login session it was asked from (`RequestOrigin.reuseScope`); only the same may reuse it.
-  public var scope: String
+  package var scope: String
   /// What the match was made for; only a request of the same kind may reuse it (`ReusePurpose`).
-  public var purpose: ReusePurpose
+  package var purpose: ReusePurpose
 
   /// Stamps a match.
   public init(
@@ -26,14 +26,14 @@ public struct ReuseStamp: Equatable, Sendable {
   }
 
   /// The login session part of `scope` (`RequestOrigin.reuseScope`); empty when it had none.
-  public var loginSession: String {
+  package var loginSession: String {
     let first = scope.split(separator: ",", maxSplits: 1).first ?? ""
     guard first.hasPrefix("session="), first != "session=-" else { return "" }
     return String(first.dropFirst("session=".count))
   }
 
   /// How many stamps a record keeps, one per purpose, the oldest dropped beyond.
-  public static let kept = 4
+  package static let kept = 4
 }
 
 /// A failed attempt and where it came from, so that an administrator can see who caused a delay or a lockout.
@@ -47,17 +47,17 @@ public struct FailureEntry: Equatable, Sendable {
   }
 
   /// When it failed.
-  public var at: WallTime
+  package var at: WallTime
   /// What failed.
-  public var kind: Kind
+  package var kind: Kind
   /// The requesting process's real uid.
-  public var requesterUID: UInt32
+  package var requesterUID: UInt32
   /// The PAM service or program.
-  public var service: String
+  package var service: String
   /// The terminal; empty when none.
-  public var tty: String
+  package var tty: String
   /// The remote host; empty when none.
-  public var remoteHost: String
+  package var remoteHost: String
 
   /// Records a failure asked by `origin`.
   public init(at: WallTime, kind: Kind, origin: RequestOrigin) {
@@ -70,65 +70,65 @@ public struct FailureEntry: Equatable, Sendable {
   }
 
   /// How many failures a record keeps, newest last.
-  public static let kept = 5
+  package static let kept = 5
 }
 
 /// Everything the module knows about one user: the single truth on disk.
 public struct UserRecord: Equatable, Sendable {
   /// The yescrypt hash of the passcode, or nil when none is set.
-  public var passcodeHash: String?
+  package var passcodeHash: String?
   /// Consecutive failed passcode checks.
-  public var passcodeFailures = 0
+  package var passcodeFailures = 0
   /// The hash of the last wrong passcode, so that repeating it counts once.
-  public var lastWrongPasscodeHash: String?
+  package var lastWrongPasscodeHash: String?
   /// The earliest time the next passcode check is allowed.
-  public var passcodeNextAllowed: WallTime?
+  package var passcodeNextAllowed: WallTime?
   /// Consecutive wrong application passwords (any item's; ApplicationPasswordCheck).
-  public var applicationPasswordFailures = 0
+  package var applicationPasswordFailures = 0
   /// The earliest time the next application password is checked.
-  public var applicationPasswordNextAllowed: WallTime?
+  package var applicationPasswordNextAllowed: WallTime?
   /// The last successful passcode check.
-  public var lastPasscodeSuccess: WallTime?
+  package var lastPasscodeSuccess: WallTime?
   /// The boot id of the last successful passcode check.
-  public var lastPasscodeBootID: String?
+  package var lastPasscodeBootID: String?
   /// Consecutive failed biometric matches, across prompts and processes.
-  public var biometricFailures = 0
+  package var biometricFailures = 0
   /// The last successful biometric match.
-  public var lastBiometricSuccess: WallTime?
+  package var lastBiometricSuccess: WallTime?
   /// The last successful authentication of any kind.
-  public var lastSuccess: WallTime?
+  package var lastSuccess: WallTime?
   /// Bumped on every enrollment change.
-  public var enrollmentGeneration = 0
+  package var enrollmentGeneration = 0
   /// An opaque value that changes on every enrollment change; nil when nothing is enrolled.
-  public var domainState: String?
+  package var domainState: String?
   /// The domain state the passcode last confirmed; differing means an enrollment change since.
-  public var acknowledgedDomainState: String?
+  package var acknowledgedDomainState: String?
   /// The newest biometric match of each purpose, for the reuse window, oldest first (at most `ReuseStamp.kept`).
-  public var reuseStamps: [ReuseStamp] = []
+  package var reuseStamps: [ReuseStamp] = []
   /// Features the user protected (the facade of seeds 000/002).
-  public var features: Set<String> = []
+  package var features: Set<String> = []
   /// Enrolled fingers or appearances.
-  public var templates: [BiometricTemplate] = []
+  package var templates: [BiometricTemplate] = []
   /// The last few failed attempts, oldest first (at most `FailureEntry.kept`).
-  public var recentFailures: [FailureEntry] = []
+  package var recentFailures: [FailureEntry] = []
 
   /// Creates an empty record.
   public init() {}
 
   /// Adds a failure, dropping the oldest beyond `FailureEntry.kept`.
-  public mutating func noteFailure(_ failure: FailureEntry) {
+  package mutating func noteFailure(_ failure: FailureEntry) {
     recentFailures.append(failure)
     if recentFailures.count > FailureEntry.kept { recentFailures.removeFirst(recentFailures.count - FailureEntry.kept) }
   }
 
   /// Removes the newest failure equal to `failure` (an attempt charged as a failure that turned out not to be
   /// one); nothing when a reset or newer failures already dropped it.
-  public mutating func withdrawFailure(_ failure: FailureEntry) {
+  package mutating func withdrawFailure(_ failure: FailureEntry) {
     if let index = recentFailures.lastIndex(of: failure) { recentFailures.remove(at: index) }
   }
 
   /// The newest reuse stamp; setting nil ends every window, setting a stamp records it (`noteReuse`).
-  public var reuse: ReuseStamp? {
+  package var reuse: ReuseStamp? {
     get { reuseStamps.last }
     set {
       guard let newValue else { return reuseStamps.removeAll() }
@@ -138,7 +138,7 @@ public struct UserRecord: Equatable, Sendable {
 
   /// Records `stamp` as the newest of its purpose (as the state file writes it), dropping the oldest stamps
   /// beyond `ReuseStamp.kept`.
-  public mutating func noteReuse(_ stamp: ReuseStamp) {
+  package mutating func noteReuse(_ stamp: ReuseStamp) {
     let token = stamp.purpose.token
     reuseStamps.removeAll { $0.purpose.token == token }
     reuseStamps.append(stamp)
@@ -146,16 +146,16 @@ public struct UserRecord: Equatable, Sendable {
   }
 
   /// The stamp of `purpose`, if any.
-  public func reuseStamp(for purpose: ReusePurpose) -> ReuseStamp? {
+  package func reuseStamp(for purpose: ReusePurpose) -> ReuseStamp? {
     reuseStamps.last { $0.purpose == purpose }
   }
 
   /// True when the biometric failures reached the lockout threshold.
-  public func isBiometryLockedOut(threshold: Int) -> Bool { biometricFailures >= threshold }
+  package func isBiometryLockedOut(threshold: Int) -> Bool { biometricFailures >= threshold }
 }
 
 /// The rule for names of enrolled items and features: 1–64 of A–Z a–z 0–9 . _ -
-public func isValidItemName(_ name: String) -> Bool {
+package func isValidItemName(_ name: String) -> Bool {
   let bytes = Array(name.utf8)
   guard (1...64).contains(bytes.count), bytes.first != UInt8(ascii: ".") else { return false }
   return bytes.allSatisfy { b in

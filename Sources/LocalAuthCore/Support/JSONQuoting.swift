@@ -1,6 +1,6 @@
 /// `s` as a JSON string literal: quotes, backslashes and control characters escaped (shared by the CLI's
 /// `status --json` and the benchmark's JSON report).
-public func jsonQuoted(_ s: String) -> String {
+package func jsonQuoted(_ s: String) -> String {
   var out = "\""
   for scalar in s.unicodeScalars {
     switch scalar {

@@ -1,6 +1,6 @@
 /// The one JSON writer (localauthctl's `--json` output, the benchmark's report): objects keep their key order,
 /// strings are escaped per RFC 8259. No Foundation.
-public enum JSONValue {
+package enum JSONValue {
   case null
   case bool(Bool)
   case int(Int)
@@ -10,10 +10,10 @@ public enum JSONValue {
   case object([(String, JSONValue)])
 
   /// An optional string, or null.
-  public static func string(_ value: String?) -> JSONValue { value.map { .string($0) } ?? .null }
+  package static func string(_ value: String?) -> JSONValue { value.map { .string($0) } ?? .null }
 
   /// The value as JSON text; `indent` > 0 pretty-prints with that many spaces per level.
-  public func rendered(indent: Int = 2) -> String {
+  package func rendered(indent: Int = 2) -> String {
     var out = ""
     write(to: &out, indent: indent, level: 0)
     return out
@@ -63,5 +63,5 @@ public enum JSONValue {
   }
 
   /// `s` as a JSON string literal.
-  public static func quoted(_ s: String) -> String { jsonQuoted(s) }
+  package static func quoted(_ s: String) -> String { jsonQuoted(s) }
 }

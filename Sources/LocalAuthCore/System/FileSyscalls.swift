@@ -6,7 +6,7 @@ import CSyscalls
 
 /// A hook that makes a named file operation fail with an errno, for fault-injection tests (debug builds only).
 #if DEBUG
-nonisolated(unsafe) public var fileFaultInjector: ((_ operation: String, _ path: String) -> Int32?)? = nil
+nonisolated(unsafe) package var fileFaultInjector: ((_ operation: String, _ path: String) -> Int32?)? = nil
 #endif
 
 @inline(__always)
@@ -19,7 +19,7 @@ private func injectedFault(_ operation: String, _ path: String) -> Int32? {
 }
 
 /// The text of an errno value, as strerror gives it.
-public func errnoDescription(_ code: Int32) -> String {
+package func errnoDescription(_ code: Int32) -> String {
   guard let text = strerror(code) else { return "errno \(code)" }
   return String(cString: text)
 }
@@ -44,10 +44,10 @@ extension Result where Failure == Errno {
 }
 
 /// The uid state files and folders must belong to.
-public let trustedOwner: uid_t = 0
+package let trustedOwner: uid_t = 0
 
 /// File-system operations for the state folder, with the safety checks applied in one place.
-public enum FileSyscalls {
+package enum FileSyscalls {
   /// What stat(2) says of a file, as far as the core needs.
   struct Status {
     /// The type of file.
@@ -123,7 +123,7 @@ public enum FileSyscalls {
   }
 
   /// Reads a whole trusted regular file of at most `limit` bytes; nil when it does not exist.
-  public static func readTrustedFile(_ path: String, limit: Int) throws(StateError) -> [UInt8]? {
+  package static func readTrustedFile(_ path: String, limit: Int) throws(StateError) -> [UInt8]? {
     var attempts = 0
     while true {
       guard let fd = try openNoFollow(path, flags: O_RDONLY) else { return nil }
@@ -183,7 +183,7 @@ public enum FileSyscalls {
   /// One lstat, as for the folders above it: the check is of the path at this moment either way (what is
   /// opened later is opened by its path, without following a link), and an open, fstat and close cost three
   /// system calls on every authentication.
-  public static func checkTrustedDirectory(_ path: String) throws(StateError) {
+  package static func checkTrustedDirectory(_ path: String) throws(StateError) {
     if let code = injectedFault("open", path) { throw .io(path: path, operation: "open", errno: code) }
     let found = Syscalls.status(ofPath: path)
     if case .failure(let error) = found, error == .noEntry { throw .io(path: path, operation: "open", errno: ENOENT) }
@@ -194,7 +194,7 @@ public enum FileSyscalls {
   }
 
   /// Creates a folder with `mode` if it is missing, then checks it is trusted.
-  public static func ensureDirectory(_ path: String, mode: mode_t = 0o700) throws(StateError) {
+  package static func ensureDirectory(_ path: String, mode: mode_t = 0o700) throws(StateError) {
     if let code = injectedFault("mkdir", path) { throw .io(path: path, operation: "create", errno: code) }
     if mkdir(path, mode) != 0 && currentErrno != EEXIST {
       let code = currentErrno
@@ -212,7 +212,7 @@ public enum FileSyscalls {
   ///
   /// A caller that holds a lock for `name` passes a fixed `temporaryName`, so a writer killed mid-write
   /// leaves at most one stale temporary file, which the next writer replaces.
-  public static func atomicWrite(
+  package static func atomicWrite(
     _ bytes: [UInt8], directory: String, name: String, temporaryName: String? = nil, flushFolder: Bool = true,
     flushFile: Bool = true
   ) throws(StateError) {
@@ -248,7 +248,7 @@ public enum FileSyscalls {
   }
 
   /// Removes a file; a missing file is not an error.
-  public static func remove(_ path: String) throws(StateError) {
+  package static func remove(_ path: String) throws(StateError) {
     if let code = injectedFault("unlink", path) { throw .io(path: path, operation: "unlink", errno: code) }
     if unlink(path) != 0 && currentErrno != ENOENT {
       let code = currentErrno
@@ -258,7 +258,7 @@ public enum FileSyscalls {
   }
 
   /// The names in a folder, without "." and "..".
-  public static func listDirectory(_ path: String) throws(StateError) -> [String] {
+  package static func listDirectory(_ path: String) throws(StateError) -> [String] {
     if let code = injectedFault("list", path) { throw .io(path: path, operation: "list", errno: code) }
     let names = Syscalls.directoryNames(path)
     if case .failure(let error) = names, error == .noEntry { return [] }
@@ -266,14 +266,14 @@ public enum FileSyscalls {
   }
 
   /// The longest wait for a lock, in seconds, before it fails closed with `.lockTimeout` (docs/RELIABILITY.md).
-  public static let lockWaitSeconds = 5
+  package static let lockWaitSeconds = 5
 
   /// Takes an exclusive flock on `path` (created 0600 if missing), waiting at most `seconds`; the lock ends
   /// when the value is released.
   ///
   /// In a setuid host run by another user, the wait and the hold are an `UnstoppableSection`: the caller
   /// cannot stop the process while it holds the lock (docs/RELIABILITY.md).
-  public static func lockExclusive(_ path: String, waitingAtMost seconds: Int = lockWaitSeconds) throws(StateError) -> FileLock {
+  package static func lockExclusive(_ path: String, waitingAtMost seconds: Int = lockWaitSeconds) throws(StateError) -> FileLock {
     guard let fd = try openNoFollow(path, flags: O_RDWR | O_CREAT, mode: 0o600) else {
       throw .io(path: path, operation: "create", errno: ENOENT)
     }
@@ -316,7 +316,7 @@ public enum FileSyscalls {
 }
 
 /// An exclusive flock held until `release()` or deinit.
-public final class FileLock {
+package final class FileLock {
   private var fd: Int32
   /// What makes the holder unstoppable by its caller; left once the lock is released.
   private let section: UnstoppableSection
@@ -327,7 +327,7 @@ public final class FileLock {
   }
 
   /// Releases the lock now, then lets the caller stop the process again.
-  public func release() {
+  package func release() {
     guard fd >= 0 else { return }
     flock(fd, LOCK_UN)
     close(fd)

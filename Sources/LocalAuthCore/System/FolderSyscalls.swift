@@ -5,7 +5,7 @@ import CSyscalls
 
 extension FileSyscalls {
   /// Creates a root-owned folder with `mode`; false when it already exists (nothing is checked then).
-  public static func createDirectory(_ path: String, mode: mode_t = 0o700) throws(StateError) -> Bool {
+  package static func createDirectory(_ path: String, mode: mode_t = 0o700) throws(StateError) -> Bool {
     if mkdir(path, mode) != 0 {
       let code = currentErrno
       if code == EEXIST { return false }
@@ -18,7 +18,7 @@ extension FileSyscalls {
 
   /// Removes a file and says whether this call removed it: of several processes claiming the same file,
   /// exactly one gets true.
-  public static func claim(_ path: String) throws(StateError) -> Bool {
+  package static func claim(_ path: String) throws(StateError) -> Bool {
     if unlink(path) == 0 { return true }
     let code = currentErrno
     if code == ENOENT { return false }
@@ -27,20 +27,20 @@ extension FileSyscalls {
   }
 
   /// Renames a folder into place; false when `target` already exists.
-  public static func renameDirectory(_ source: String, to target: String) throws(StateError) -> Bool {
+  package static func renameDirectory(_ source: String, to target: String) throws(StateError) -> Bool {
     if exists(target) { return false }
     try retryingSyscall("rename", target) { rename(source, target) }
     return true
   }
 
   /// True when `path` names an existing entry (not followed through a symbolic link).
-  public static func exists(_ path: String) -> Bool {
+  package static func exists(_ path: String) -> Bool {
     if case .success = Syscalls.status(ofPath: path) { return true }
     return false
   }
 
   /// Removes an empty folder; true when it is gone, false when it is not empty.
-  public static func removeDirectory(_ path: String) throws(StateError) -> Bool {
+  package static func removeDirectory(_ path: String) throws(StateError) -> Bool {
     if rmdir(path) == 0 { return true }
     let code = currentErrno
     if code == ENOENT { return true }
@@ -51,7 +51,7 @@ extension FileSyscalls {
 
   /// The start time of process `pid` in clock ticks since boot (field 22 of /proc/PID/stat); nil when there
   /// is no such process.
-  public static func processStartTime(_ pid: Int32) -> UInt64? {
+  package static func processStartTime(_ pid: Int32) -> UInt64? {
     guard pid > 0, let bytes = try? readSmallFile("/proc/\(pid)/stat", limit: 4096) else { return nil }
     // The command name (field 2) may hold spaces and parentheses: the fields after it follow the last ")".
     guard let close = bytes.lastIndex(of: UInt8(ascii: ")")) else { return nil }
@@ -65,23 +65,23 @@ extension FileSyscalls {
 /// A prompt's doorbell: a FIFO in its folder that whoever presents an event rings, so that the prompt wakes at
 /// once without polling. Unlike an inotify descriptor, it costs nothing to close (closing inotify waits for the
 /// kernel's SRCU grace period, about 15 ms, on every authentication).
-public final class PromptDoorbell {
+package final class PromptDoorbell {
   /// The descriptor to wait on (readable once rung), or -1 when the FIFO could not be opened (the waiter polls).
-  public let descriptor: Int32
+  package let descriptor: Int32
 
   /// Makes the FIFO at `path` (root's, 0600); false when it already exists.
-  public static func install(_ path: String) throws(StateError) {
+  package static func install(_ path: String) throws(StateError) {
     if mkfifo(path, 0o600) != 0 { throw .io(path: path, operation: "create", errno: currentErrno) }
   }
 
   /// Opens the doorbell at `path` to listen. Read-write, so that the FIFO always has a writer and never reports
   /// a hang-up; a FIFO that is not root's or not a FIFO is not listened to.
-  public init(listeningAt path: String) {
+  package init(listeningAt path: String) {
     descriptor = Self.open(path, flags: O_RDWR) ?? -1
   }
 
   /// Rings the doorbell at `path`; nothing happens when nobody listens or it is not a trusted FIFO.
-  public static func ring(_ path: String) {
+  package static func ring(_ path: String) {
     guard let fd = open(path, flags: O_WRONLY) else { return }
     var byte: UInt8 = 1
     _ = write(fd, &byte, 1)
@@ -89,7 +89,7 @@ public final class PromptDoorbell {
   }
 
   /// Reads and drops the rings so far, so that the next wait blocks again.
-  public func drain() {
+  package func drain() {
     guard descriptor >= 0 else { return }
     var buffer = [UInt8](repeating: 0, count: 64)
     while buffer.withUnsafeMutableBytes({ read(descriptor, $0.baseAddress, $0.count) }) > 0 {}
@@ -112,12 +112,12 @@ public final class PromptDoorbell {
 
 /// Wakes a waiter as soon as an entry is moved into a folder or removed from it (inotify), instead of polling.
 /// For the administrator's side (`localauthctl touch`); a prompt in the module uses its `PromptDoorbell`.
-public final class FolderWatch {
+package final class FolderWatch {
   /// The inotify descriptor to wait on, or -1 when inotify is unavailable (the waiter then polls).
-  public let descriptor: Int32
+  package let descriptor: Int32
 
   /// Watches `path` for entries renamed into it, closed after writing or removed.
-  public init(_ path: String) {
+  package init(_ path: String) {
     let fd = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
     if fd >= 0, inotify_add_watch(fd, path, UInt32(IN_MOVED_TO | IN_CLOSE_WRITE | IN_DELETE | IN_DELETE_SELF)) < 0 {
       close(fd)
@@ -128,7 +128,7 @@ public final class FolderWatch {
   }
 
   /// Reads and drops the pending notifications, so that the next wait blocks again.
-  public func drain() {
+  package func drain() {
     guard descriptor >= 0 else { return }
     var buffer = [UInt8](repeating: 0, count: 4096)
     while buffer.withUnsafeMutableBytes({ read(descriptor, $0.baseAddress, $0.count) }) > 0 {}

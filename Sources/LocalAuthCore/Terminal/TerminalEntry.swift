@@ -4,7 +4,7 @@
 /// Backspace and DEL remove a character, Ctrl-U the line, Enter finishes it; Ctrl-C, and Ctrl-D on an empty
 /// line, are the Cancel button. `close()` restores the terminal's settings with TCSAFLUSH, so nothing typed and
 /// not read (after a match, say) is left for the shell.
-public final class TerminalEntry: ParallelEntry {
+package final class TerminalEntry: ParallelEntry {
   private let fd: Int32
   private let saved: TerminalSettings
   private var line: [UInt8] = []
@@ -15,7 +15,7 @@ public final class TerminalEntry: ParallelEntry {
 
   /// Opens the controlling terminal, when it is the one `standardInput` refers to (the application's
   /// conversation reads it: login, su, sudo), with echo off; nil otherwise. `prompt` is shown at the first wait.
-  public static func open(prompt: String, standardInput: Int32 = 0) -> TerminalEntry? {
+  package static func open(prompt: String, standardInput: Int32 = 0) -> TerminalEntry? {
     // tcgetpgrp succeeds only on the caller's controlling terminal (ENOTTY for any other terminal or a pipe).
     guard Syscalls.isControllingTerminal(standardInput), case .success(let fd) = Syscalls.openTerminal("/dev/tty")
     else { return nil }
@@ -41,7 +41,7 @@ public final class TerminalEntry: ParallelEntry {
 
   deinit { close() }
 
-  public func next(waitingOn descriptor: Int32, until deadline: Double) throws(LocalAuthError) -> ParallelInput {
+  package func next(waitingOn descriptor: Int32, until deadline: Double) throws(LocalAuthError) -> ParallelInput {
     guard !closed else { return .cancelled }
     if !promptShown { showPrompt() }
     while true {
@@ -101,7 +101,7 @@ public final class TerminalEntry: ParallelEntry {
     return nil
   }
 
-  public func reprompt(_ prompt: String) throws(LocalAuthError) {
+  package func reprompt(_ prompt: String) throws(LocalAuthError) {
     self.prompt = prompt
     lineDone()
     showPrompt()
@@ -109,13 +109,13 @@ public final class TerminalEntry: ParallelEntry {
 
   /// Ends the prompt's line before someone else writes to the terminal (a "Try again." through the
   /// conversation); the prompt is shown again at the next wait.
-  public func lineDone() {
+  package func lineDone() {
     guard promptShown, !closed else { return }
     write("\n")
     promptShown = false
   }
 
-  public func close() {
+  package func close() {
     guard !closed else { return }
     lineDone()
     closed = true

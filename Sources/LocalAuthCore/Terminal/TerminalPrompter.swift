@@ -11,9 +11,9 @@
 /// holds when there is no controlling terminal to open.
 public final class TerminalPrompter: AuthPrompter, @unchecked Sendable {
   /// The terminal device.
-  public let path: String
+  package let path: String
   /// True when a standard input that is not a terminal is read instead of the terminal.
-  public let standardInputFallback: Bool
+  package let standardInputFallback: Bool
 
   /// Creates a prompter on `path` (default: the controlling terminal).
   public init(path: String = "/dev/tty", standardInputFallback: Bool = false) {
@@ -22,7 +22,7 @@ public final class TerminalPrompter: AuthPrompter, @unchecked Sendable {
   }
 
   /// False when answers come from a pipe or a file rather than a person (only with `standardInputFallback`).
-  public var isInteractive: Bool { !readsStandardInput }
+  package var isInteractive: Bool { !readsStandardInput }
 
   private var readsStandardInput: Bool { standardInputFallback && !Syscalls.isTerminal(0) }
 

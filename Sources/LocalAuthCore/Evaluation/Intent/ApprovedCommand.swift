@@ -6,13 +6,13 @@
 /// an argument ends: printable ASCII stays, a `'`, a backtick or a backslash and every other byte (control
 /// characters, escape sequences, any non-ASCII byte) becomes `\xNN`, an argument with a space is single-quoted,
 /// and a command longer than `maximumLength` characters is cut visibly (`escape`).
-public enum ApprovedCommand {
+package enum ApprovedCommand {
   /// The longest command shown, in characters, before the "... (cut: N more bytes)" that ends a cut one.
-  public static let maximumLength = 80
+  package static let maximumLength = 80
 
   /// The phrase after "Place your finger on the sensor to " for a request of `service` whose caller's command
   /// line is `cmdline` (arguments separated by NUL bytes); nil when the program is neither su nor sudo.
-  public static func phrase(cmdline: [UInt8], service: String) -> String? {
+  package static func phrase(cmdline: [UInt8], service: String) -> String? {
     var arguments = cmdline.split(separator: 0, omittingEmptySubsequences: false).map(Array.init)
     if arguments.last?.isEmpty == true { arguments.removeLast() }
     guard let first = arguments.first else { return nil }
@@ -137,7 +137,7 @@ public enum ApprovedCommand {
   /// only ever opens or closes a quoted argument, and `\x` only ever starts an escape). Past `maximumLength`
   /// characters the line is cut before a whole byte's escape and never inside a UTF-8 character, and ends with
   /// "... (cut: N more bytes)", N counting the command's bytes left out.
-  public static func escape(_ arguments: [[UInt8]]) -> String {
+  package static func escape(_ arguments: [[UInt8]]) -> String {
     // Each piece: its text, how many of the command's bytes it shows, and whether a cut may come before it.
     var pieces: [(text: String, bytes: Int, cuttable: Bool)] = []
     for (number, argument) in arguments.enumerated() {

@@ -14,13 +14,13 @@ public enum RequestVisibility {
   /// What the caller knows about the request.
   public struct Input: Equatable, Sendable {
     /// The PAM service.
-    public var service: String
+    package var service: String
     /// The process that called PAM.
-    public var processID: Int32
+    package var processID: Int32
     /// The services that show their own prompt (`gui_services=`).
-    public var guiServices: [String]
+    package var guiServices: [String]
     /// The terminal emulators that show a pseudo-terminal to the person at the machine (`terminal_programs=`).
-    public var terminalPrograms: [String]
+    package var terminalPrograms: [String]
 
     /// Describes a request.
     public init(
@@ -37,9 +37,9 @@ public enum RequestVisibility {
   /// The decision and the facts behind it, for the one log line.
   public struct Verdict: Equatable, Sendable {
     /// True when the finger may be offered.
-    public var isVisible: Bool
+    package var isVisible: Bool
     /// Why, as a phrase naming the process and its terminal state.
-    public var reason: String
+    package var reason: String
 
     /// Describes a decision.
     public init(isVisible: Bool, reason: String) {
@@ -51,15 +51,15 @@ public enum RequestVisibility {
   /// The reads the check makes, as a function so that tests can feed fake /proc files.
   public struct System: Sendable {
     /// The contents of a file of at most `limit` bytes; nil when it is missing, unreadable or larger.
-    public var read: @Sendable (_ path: String, _ limit: Int) -> [UInt8]?
+    package var read: @Sendable (_ path: String, _ limit: Int) -> [UInt8]?
     /// What a symbolic link holds (/proc/PID/exe, /proc/PID/fd/N); nil when it cannot be read.
-    public var readLink: @Sendable (_ path: String) -> String?
+    package var readLink: @Sendable (_ path: String) -> String?
     /// The names in a folder, without "." and "..", at most `limit` of them; nil when it cannot be listed.
-    public var list: @Sendable (_ path: String, _ limit: Int) -> [String]?
+    package var list: @Sendable (_ path: String, _ limit: Int) -> [String]?
     /// The owner and mode of a file, following links; nil when it cannot be read.
-    public var owner: @Sendable (_ path: String) -> (uid: UInt32, mode: UInt32)?
+    package var owner: @Sendable (_ path: String) -> (uid: UInt32, mode: UInt32)?
     /// What stat(2) (`follow`) or lstat(2) says of a file; nil when it fails (`SystemProgram`).
-    public var status: @Sendable (_ path: String, _ follow: Bool) -> SystemProgram.FileStatus? =
+    package var status: @Sendable (_ path: String, _ follow: Bool) -> SystemProgram.FileStatus? =
       SystemProgram.liveStatus
 
     /// Describes a system; by default links, folders and owners cannot be read (no pseudo-terminal is watched).
@@ -76,7 +76,7 @@ public enum RequestVisibility {
     }
 
     /// The running system.
-    public static var live: System {
+    package static var live: System {
       System(
         read: { path, limit in try? readSmallFile(path, limit: limit) }, readLink: SystemProgram.liveReadLink, list: liveList,
         owner: { path in SystemProgram.liveStatus(path, true).map { ($0.owner, $0.mode) } })
@@ -102,7 +102,7 @@ public enum RequestVisibility {
   /// The default `gui_services=`: services whose application shows its own prompt without a terminal. For a helper
   /// caller or an app the name is its executable's, and counts only for a system program (`SystemProgram`):
   /// KDE's locker asks as service `kde` from its executable `kscreenlocker_greet`.
-  public static let defaultGUIServices = [
+  package static let defaultGUIServices = [
     "gdm-password", "gdm-fingerprint", "gdm-smartcard", "gdm-autologin", "lightdm", "lightdm-greeter", "sddm",
     "sddm-greeter", "polkit-1", "xscreensaver", "gnome-screensaver", "cinnamon-screensaver", "mate-screensaver",
     "xfce4-screensaver", "kde", "kscreenlocker", "kscreenlocker_greet", "swaylock", "i3lock", "hyprlock",
@@ -116,7 +116,7 @@ public enum RequestVisibility {
   /// remote session or without a sensor (no finger is offered there anyway); otherwise when the request is not
   /// visible, with one notice naming `user`, `subject` ("service sudo", "app la-app (pid 42)") and why. `input` is
   /// made only when the check runs.
-  public static func isHidden(
+  package static func isHidden(
     _ input: () -> Input, user: UserName, subject: String, remote: Bool, sensorPresent: Bool, system: System, log: AuthLog
   ) -> Bool {
     guard !remote, sensorPresent else { return false }
@@ -131,7 +131,7 @@ public enum RequestVisibility {
   }
 
   /// Whether the request of `input` is visible, and why.
-  public static func check(_ input: Input, system: System) -> Verdict {
+  package static func check(_ input: Input, system: System) -> Verdict {
     let pid = input.processID
     // Every read is made before deciding, so that each request costs the same (the bench's figure 1i).
     let process = processTerminal(pid, system)

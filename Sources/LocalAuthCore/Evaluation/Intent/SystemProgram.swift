@@ -16,13 +16,13 @@ public enum SystemProgram {
   /// What stat(2) says of a file, as far as the check needs.
   public struct FileStatus: Equatable, Sendable {
     /// The owner's uid.
-    public var owner: UInt32
+    package var owner: UInt32
     /// The mode: type and permission bits.
-    public var mode: UInt32
+    package var mode: UInt32
     /// The device the file is on.
-    public var device: UInt64
+    package var device: UInt64
     /// The file's inode.
-    public var inode: UInt64
+    package var inode: UInt64
 
     /// Describes a file.
     public init(owner: UInt32, mode: UInt32, device: UInt64, inode: UInt64) {
@@ -41,11 +41,11 @@ public enum SystemProgram {
   /// The decision and the facts behind it.
   public struct Verdict: Equatable, Sendable {
     /// The executable's path as the kernel names it; empty when /proc/PID/exe cannot be read.
-    public var path: String
+    package var path: String
     /// The program's name (the path's last component) when it is a system program; nil otherwise.
-    public var name: String?
+    package var name: String?
     /// Why, as a phrase for the one log line.
-    public var reason: String
+    package var reason: String
 
     /// Describes a decision.
     public init(path: String, name: String?, reason: String) {
@@ -57,7 +57,7 @@ public enum SystemProgram {
     /// The name a request of this process goes by: the program's name when it is a system program, else its full
     /// path (or "/proc/PID/exe" when that cannot be read or is not absolute), which holds a '/' and so never
     /// equals a service name (a PAM service is a file name in /etc/pam.d).
-    public func serviceName(pid: Int32) -> String {
+    package func serviceName(pid: Int32) -> String {
       if let name { return name }
       return path.hasPrefix("/") ? path : "/proc/\(pid)/exe"
     }
@@ -71,7 +71,7 @@ public enum SystemProgram {
   static let loaderVariables = ["LD_PRELOAD=", "LD_LIBRARY_PATH=", "LD_AUDIT="]
 
   /// Whether process `pid` runs a system program, and its name.
-  public static func check(_ pid: Int32, system: RequestVisibility.System) -> Verdict {
+  package static func check(_ pid: Int32, system: RequestVisibility.System) -> Verdict {
     guard pid >= 1, let path = system.readLink("/proc/\(pid)/exe") else {
       return Verdict(path: "", name: nil, reason: "the executable of process \(pid) cannot be read")
     }
@@ -133,12 +133,12 @@ public enum SystemProgram {
   }
 
   /// readlink(2) of the running system.
-  @Sendable public static func liveReadLink(_ path: String) -> String? {
+  @Sendable package static func liveReadLink(_ path: String) -> String? {
     Syscalls.linkTarget(path, capacity: 4095)
   }
 
   /// stat(2) (`follow`) or lstat(2) of the running system.
-  @Sendable public static func liveStatus(_ path: String, _ follow: Bool) -> FileStatus? {
+  @Sendable package static func liveStatus(_ path: String, _ follow: Bool) -> FileStatus? {
     guard case .success(let info) = Syscalls.status(ofPath: path, followingLink: follow) else { return nil }
     return FileStatus(owner: info.owner, mode: info.typeAndMode, device: info.device, inode: info.inode)
   }

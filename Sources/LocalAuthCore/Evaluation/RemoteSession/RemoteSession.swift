@@ -11,16 +11,16 @@ public enum RemoteSession {
   /// What the caller knows about the request; the rest is read from the system.
   public struct Input: Equatable, Sendable {
     /// PAM_RHOST; empty when unset.
-    public var remoteHost: String
+    package var remoteHost: String
     /// PAM_TTY ("/dev/pts/3", "pts/3" or ":0"); empty when unset.
-    public var tty: String
+    package var tty: String
     /// The values of `RemoteSession.variables` that are set, from the PAM or the process environment.
-    public var environment: [String: String]
+    package var environment: [String: String]
     /// The process whose session and ancestry are examined (the PAM application: getpid()).
-    public var processID: Int32
+    package var processID: Int32
     /// The process's audit session as already read by the caller (RequestOrigin.loginSession: "" for unset); nil
     /// reads it from /proc.
-    public var loginSession: String?
+    package var loginSession: String?
 
     /// Describes a request.
     public init(
@@ -38,11 +38,11 @@ public enum RemoteSession {
   /// The decision and the one fact behind it, in words for a debug log line.
   public struct Verdict: Equatable, Sendable {
     /// True for a remote session.
-    public var isRemote: Bool
+    package var isRemote: Bool
     /// Why, as a phrase ("ancestor process 812 is sshd").
-    public var reason: String
+    package var reason: String
     /// True when the session is not local only because there is no session ledger (the administrator is told).
-    public var missingLedger: Bool { reason.hasPrefix(RemoteSession.missingLedger) }
+    package var missingLedger: Bool { reason.hasPrefix(RemoteSession.missingLedger) }
 
     /// Describes a decision.
     public init(isRemote: Bool, reason: String) {
@@ -54,21 +54,21 @@ public enum RemoteSession {
   /// The system reads the detection makes, as functions so that tests can feed fake /proc, logind and utmp files.
   public struct System: Sendable {
     /// The contents of a file of at most `limit` bytes; nil when it is missing, unreadable or larger.
-    public var read: @Sendable (_ path: String, _ limit: Int) -> [UInt8]?
+    package var read: @Sendable (_ path: String, _ limit: Int) -> [UInt8]?
     /// True when the path exists.
-    public var exists: @Sendable (_ path: String) -> Bool
+    package var exists: @Sendable (_ path: String) -> Bool
     /// The uid a process runs as, for the ancestry walk: the owner of /proc/PID (its effective uid, or root's for
     /// a setuid program, whose real uid the walk reads from getuid() when it is this process); nil when gone.
-    public var processOwner: @Sendable (_ pid: Int32) -> UInt32?
+    package var processOwner: @Sendable (_ pid: Int32) -> UInt32?
 
     /// What the module's session ledger says of an audit session (SessionLedger).
-    public var sessionLedger: @Sendable (_ session: UInt32) -> SessionLedger.Lookup
+    package var sessionLedger: @Sendable (_ session: UInt32) -> SessionLedger.Lookup
 
     /// True while the session being opened is judged (SessionLedger.recordOpening): the ledger cannot speak for
     /// it yet, and the rule that a user's session without a ledger is not local does not apply to it.
     var judgesOpening = false
     /// True when what belongs to a process (its logind session and ancestry) may be remembered per process.
-    public var remembersProcesses: Bool
+    package var remembersProcesses: Bool
     /// Names the system in the remembered facts (the runtime folder of its ledger).
     var identity: String
 
@@ -90,7 +90,7 @@ public enum RemoteSession {
 
     /// The running system (files opened without following a final symbolic link), with the session ledger of
     /// the runtime folder `runtimeRoot` (Options.runtimeRoot) for this boot.
-    public static func live(runtimeRoot: String) -> System {
+    package static func live(runtimeRoot: String) -> System {
       let ledger = SessionLedger(root: runtimeRoot, bootID: SystemClock.bootID(readingFrom: SystemClock.bootIDPath))
       var system = System(
         read: { path, limit in try? readSmallFile(path, limit: limit) },
@@ -143,21 +143,21 @@ public enum RemoteSession {
   }
 
   /// The environment variables that mark an SSH session (they can only add remoteness).
-  public static let variables = ["SSH_CONNECTION", "SSH_CLIENT", "SSH_TTY"]
+  package static let variables = ["SSH_CONNECTION", "SSH_CLIENT", "SSH_TTY"]
   /// Process names (comm) of network login daemons: a process below one of them is in a remote session.
-  public static let networkDaemons: Set<String> = [
+  package static let networkDaemons: Set<String> = [
     "sshd", "sshd-session", "telnetd", "in.telnetd", "rlogind", "in.rlogind", "rshd", "in.rshd", "mosh-server",
     "dropbear",
   ]
   /// The most ancestors examined above the process.
-  public static let maximumAncestry = 64
+  package static let maximumAncestry = 64
   /// logind's per-session state files.
-  public static let logindSessions = "/run/systemd/sessions"
+  package static let logindSessions = "/run/systemd/sessions"
   /// The utmp file (glibc's _PATH_UTMP).
-  public static let utmpPath = "/var/run/utmp"
+  package static let utmpPath = "/var/run/utmp"
 
   /// Whether the session of `input` is remote, and why.
-  public static func detect(_ input: Input, system: System) -> Verdict {
+  package static func detect(_ input: Input, system: System) -> Verdict {
     if !input.remoteHost.isEmpty { return Verdict(isRemote: true, reason: "PAM_RHOST is \(printable(input.remoteHost))") }
     if let reason = utmpReason(input.tty, system) { return Verdict(isRemote: true, reason: reason) }
     if let reason = processReason(input.processID, system, knownSession: input.loginSession) {
