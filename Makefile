@@ -61,7 +61,7 @@ $(EMBEDDED_DIR)/PAMLocalAuth.o: $(MODULE_SOURCES) $(EMBEDDED_DIR)/LocalAuthCore.
 # that the pages it maps stay few (docs/EMBEDDED.md); a name no longer in the link is skipped.
 $(MODULE): $(EMBEDDED_DIR)/LocalAuthCore.o $(EMBEDDED_DIR)/PAMLocalAuth.o exports.map module.order
 	@mkdir -p $(BUILD)
-	$(CLANG) $(EMBEDDED_LINK) -Wl,--symbol-ordering-file=$(CURDIR)/module.order -Wl,--no-warn-symbol-ordering -o $(EMBEDDED_DIR)/$(@F) $(filter %.o,$^) $(EMBEDDED_LIBS)/libswiftUnicodeDataTables.a -lpam -lm
+	$(CLANG) $(EMBEDDED_LINK) -Wl,--symbol-ordering-file="$(CURDIR)/module.order" -Wl,--no-warn-symbol-ordering -o $(EMBEDDED_DIR)/$(@F) $(filter %.o,$^) $(EMBEDDED_LIBS)/libswiftUnicodeDataTables.a -lpam -lm
 	strip --strip-unneeded -o $@ $(EMBEDDED_DIR)/$(@F)
 
 # localauth-helper in Embedded Swift, like the module: no Swift runtime in a setuid program.
