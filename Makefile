@@ -8,26 +8,33 @@ SBINDIR     ?= $(PREFIX)/sbin
 SWIFT       ?= swift
 BUILD       := build
 MODULE      := $(BUILD)/pam_localauth.so
+EXTRA       := $(BUILD)/pam_localauth/extra.so
 CTL         := $(BUILD)/localauthctl
 HARNESS     := $(BUILD)/PAMHarness
 HELPER      := $(BUILD)/localauth-helper
 # The module and the helper in Embedded Swift (docs/EMBEDDED.md): the same sources as SwiftPM's, compiled with swiftc
-# and linked with clang; -Osize, one section per function and --gc-sections/--icf keep what the entry points reach.
+# to LLVM bitcode and linked with clang's whole-program LTO, so that each binary keeps only the code and the tables
+# (witnesses, metadata) its entry points reach; -Osize, --gc-sections and --icf do the rest.
 SWIFTC         ?= swiftc
 CLANG          ?= clang
 EMBEDDED_DIR   := .build-embedded
 EMBEDDED_LIBS  := $(shell dirname $$(readlink -f $$(command -v $(SWIFTC)) 2>/dev/null) 2>/dev/null)/../lib/swift/embedded/x86_64-unknown-linux-gnu
 EMBEDDED_FLAGS := -target x86_64-unknown-linux-gnu -enable-experimental-feature Embedded -wmo -parse-as-library \
-                  -swift-version 6 -package-name pam_localauth -Osize -Xfrontend -function-sections \
+                  -swift-version 6 -package-name pam_localauth -Osize -lto=llvm-full -Xfrontend -function-sections \
                   -I Sources/CSyscalls -I Sources/CPeerCredentials -I Sources/CCrypt -I Sources/CDBus -I Sources/CLibCrypto -I Sources/CTPM -I Sources/CPAM \
                   -I $(EMBEDDED_DIR)
-EMBEDDED_LINK  := -shared -fuse-ld=lld -Wl,--version-script="$(CURDIR)/exports.map" -Wl,-z,nodelete -Wl,--gc-sections \
-                  -Wl,--icf=all -Wl,-O1 -Wl,-z,pack-relative-relocs -Wl,--no-undefined
+LINK_INPUTS    := Sources/PAMLocalAuth/link
+EMBEDDED_SHARED := -shared -flto=full -Os -fuse-ld=lld -Wl,-z,nodelete -Wl,--gc-sections -Wl,--icf=all -Wl,-O1 -Wl,-z,pack-relative-relocs \
+                  -Wl,--no-undefined
+EMBEDDED_LINK  := $(EMBEDDED_SHARED) -Wl,--version-script="$(CURDIR)/$(LINK_INPUTS)/exports.map"
 CORE_SOURCES   := $(shell find Sources/LocalAuthCore -name '*.swift' | sort)
 MODULE_SOURCES := $(sort $(wildcard Sources/PAMLocalAuth/*.swift))
+# The installed module leaves out the parts pam_localauth/extra.so runs (Sources/PAMLocalAuth/ExtraLibrary.swift).
+COLD_SOURCES   := $(addprefix Sources/PAMLocalAuth/,ExtraEntry.swift LoginSecretLines.swift ChangeAuthToken.swift HelperRelay.swift)
+HOT_SOURCES    := $(filter-out $(COLD_SOURCES),$(MODULE_SOURCES))
 HELPER_SOURCES := $(sort $(wildcard Sources/localauth-helper/*.swift))
 # The setuid helper: position-independent, relocations read-only and resolved at start.
-HELPER_LINK    := -fuse-ld=lld -pie -Wl,--gc-sections -Wl,--icf=all -Wl,-O1 -Wl,-z,relro -Wl,-z,now \
+HELPER_LINK    := -flto=full -Os -fuse-ld=lld -pie -Wl,--gc-sections -Wl,--icf=all -Wl,-O1 -Wl,-z,relro -Wl,-z,now \
                   -Wl,-z,pack-relative-relocs -Wl,--no-undefined
 C_HEADERS      := $(wildcard Sources/CSyscalls/* Sources/CPeerCredentials/* Sources/CCrypt/* Sources/CDBus/* Sources/CLibCrypto/* Sources/CTPM/* Sources/CPAM/*)
 
@@ -49,20 +56,27 @@ build-prereqs: | deps
 endif
 
 # ---- Build -----------------------------------------------------------------------------------------
-# The installable module: Embedded Swift, only pam_sm_* exported, -z nodelete, no run path.
-module: build-prereqs $(MODULE)
+# The installable module: Embedded Swift, only pam_sm_* exported, -z nodelete, no run path; beside it
+# pam_localauth/extra.so, the same module with its rarely used parts, which it opens on first use (docs/EMBEDDED.md).
+module: build-prereqs $(MODULE) $(EXTRA)
 $(EMBEDDED_DIR)/LocalAuthCore.o: $(CORE_SOURCES) $(C_HEADERS)
 	@mkdir -p $(EMBEDDED_DIR)
 	$(SWIFTC) $(EMBEDDED_FLAGS) -module-name LocalAuthCore -emit-module -emit-module-path $(EMBEDDED_DIR)/LocalAuthCore.swiftmodule \
 	  -c $(CORE_SOURCES) -o $@
-$(EMBEDDED_DIR)/PAMLocalAuth.o: $(MODULE_SOURCES) $(EMBEDDED_DIR)/LocalAuthCore.o $(C_HEADERS)
+$(EMBEDDED_DIR)/PAMLocalAuth.o: $(HOT_SOURCES) $(EMBEDDED_DIR)/LocalAuthCore.o $(C_HEADERS)
+	$(SWIFTC) $(EMBEDDED_FLAGS) -D LOCALAUTH_HOT_MODULE -module-name PAMLocalAuth -c $(HOT_SOURCES) -o $@
+$(EMBEDDED_DIR)/PAMLocalAuthExtra.o: $(MODULE_SOURCES) $(EMBEDDED_DIR)/LocalAuthCore.o $(C_HEADERS)
 	$(SWIFTC) $(EMBEDDED_FLAGS) -module-name PAMLocalAuth -c $(MODULE_SOURCES) -o $@
 # module.order: the functions a simulated-finger authentication runs (scripts/module-hot-path.sh), laid out first so
 # that the pages it maps stay few (docs/EMBEDDED.md); a name no longer in the link is skipped.
-$(MODULE): $(EMBEDDED_DIR)/LocalAuthCore.o $(EMBEDDED_DIR)/PAMLocalAuth.o exports.map module.order
+$(MODULE): $(EMBEDDED_DIR)/LocalAuthCore.o $(EMBEDDED_DIR)/PAMLocalAuth.o $(LINK_INPUTS)/exports.map $(LINK_INPUTS)/module.order
 	@mkdir -p $(BUILD)
-	$(CLANG) $(EMBEDDED_LINK) -Wl,--symbol-ordering-file="$(CURDIR)/module.order" -Wl,--no-warn-symbol-ordering -o $(EMBEDDED_DIR)/$(@F) $(filter %.o,$^) $(EMBEDDED_LIBS)/libswiftUnicodeDataTables.a -lpam -lm
+	$(CLANG) $(EMBEDDED_LINK) -Wl,--symbol-ordering-file="$(CURDIR)/$(LINK_INPUTS)/module.order" -Wl,--no-warn-symbol-ordering -o $(EMBEDDED_DIR)/$(@F) $(filter %.o,$^) $(EMBEDDED_LIBS)/libswiftUnicodeDataTables.a -lpam -lm
 	strip --strip-unneeded -o $@ $(EMBEDDED_DIR)/$(@F)
+$(EXTRA): $(EMBEDDED_DIR)/LocalAuthCore.o $(EMBEDDED_DIR)/PAMLocalAuthExtra.o $(LINK_INPUTS)/extra.map
+	@mkdir -p $(@D) $(EMBEDDED_DIR)/pam_localauth
+	$(CLANG) $(EMBEDDED_SHARED) -Wl,--version-script="$(CURDIR)/$(LINK_INPUTS)/extra.map" -o $(EMBEDDED_DIR)/pam_localauth/$(@F) $(filter %.o,$^) $(EMBEDDED_LIBS)/libswiftUnicodeDataTables.a -lpam -lm
+	strip --strip-unneeded -o $@ $(EMBEDDED_DIR)/pam_localauth/$(@F)
 
 # localauth-helper in Embedded Swift, like the module: no Swift runtime in a setuid program.
 helper: build-prereqs $(HELPER)
@@ -74,7 +88,7 @@ $(HELPER): $(EMBEDDED_DIR)/LocalAuthCore.o $(EMBEDDED_DIR)/LocalAuthHelper.o
 	strip --strip-unneeded -o $@ $(EMBEDDED_DIR)/$(@F)
 
 # make bench's floor: the least a PAM module in Embedded Swift does, built like the module (never installed).
-$(BUILD)/bench_floor.so: Sources/BenchFloorModule/FloorModule.swift $(C_HEADERS) exports.map
+$(BUILD)/bench_floor.so: Sources/BenchFloorModule/FloorModule.swift $(C_HEADERS) $(LINK_INPUTS)/exports.map
 	@mkdir -p $(EMBEDDED_DIR) $(BUILD)
 	$(SWIFTC) $(EMBEDDED_FLAGS) -module-name BenchFloorModule -c $< -o $(EMBEDDED_DIR)/BenchFloorModule.o
 	$(CLANG) $(EMBEDDED_LINK) -o $(EMBEDDED_DIR)/$(@F) $(EMBEDDED_DIR)/BenchFloorModule.o $(EMBEDDED_LIBS)/libswiftUnicodeDataTables.a -lpam
@@ -96,7 +110,7 @@ app-client:
 # ---- Tests -----------------------------------------------------------------------------------------
 # The module's and the helper's shape (exports, libraries, no Swift runtime) and sizes against Tests/budget/sizes.
 check-load: module helper
-	@CLANG="$(CLANG)" Tests/scripts/check-load.sh $(MODULE) $(HELPER) $(BUILD)
+	@CLANG="$(CLANG)" Tests/scripts/check-load.sh $(MODULE) $(HELPER) $(BUILD) $(EXTRA)
 
 # STAGED: a command run with the built files staged under /tmp for every user to read (scripts/stage-artifacts.sh)
 # and named in LOCALAUTH_*; a target using it depends on module, helper and tools (la-app is staged when built).

@@ -41,7 +41,7 @@ let package = Package(
     .target(name: "LocalAuthTesting", dependencies: ["LocalAuthCore"]),
     // The PAM glue. The installed pam_localauth.so is built from these files in Embedded Swift by the Makefile;
     // this target builds them in ordinary Swift for the tests.
-    .target(name: "PAMLocalAuth", dependencies: ["CPAM", "CSyscalls", "LocalAuthCore"]),
+    .target(name: "PAMLocalAuth", dependencies: ["CPAM", "CSyscalls", "LocalAuthCore"], exclude: ["link"]),
     .executableTarget(
       name: "localauthctl",
       dependencies: ["LocalAuthCore", .product(name: "ArgumentParser", package: "swift-argument-parser")]),

@@ -1,7 +1,7 @@
 #!/bin/sh
 # make install / make uninstall: install.sh install BUILD | install.sh uninstall
 # Directories from the environment, as the Makefile names them: DESTDIR, PAMDIR, SBINDIR, PAMCONFIGSDIR, STATEDIR.
-# install: the module to the system's PAM folder and the profiles to PAMCONFIGSDIR whatever PREFIX says (libpam and
+# install: the module (and pam_localauth/extra.so beside it) to the system's PAM folder and the profiles to PAMCONFIGSDIR whatever PREFIX says (libpam and
 # pam-auth-update look only there), localauthctl, the setuid helper, the state folder (0700), and the configuration
 # only if absent. uninstall: takes the profiles out of /etc/pam.d/common-* first (only on the live system), then
 # removes the files; the configuration and the state folder stay. Each command is printed before it runs.
@@ -15,6 +15,9 @@ install)
   run install -d "$DESTDIR$PAMDIR" "$DESTDIR$SBINDIR" "$DESTDIR/etc/security" "$DESTDIR$PAMCONFIGSDIR"
   run install -d -m 0700 "$DESTDIR$STATEDIR"
   run install -m 0644 "$build/pam_localauth.so" "$DESTDIR$PAMDIR/pam_localauth.so"
+  # The module's rarely used parts, which it opens on first use from beside itself (docs/EMBEDDED.md).
+  run install -d "$DESTDIR$PAMDIR/pam_localauth"
+  run install -m 0644 "$build/pam_localauth/extra.so" "$DESTDIR$PAMDIR/pam_localauth/extra.so"
   run install -m 0755 "$build/localauthctl" "$DESTDIR$SBINDIR/localauthctl"
   # setuid root, as unix_chkpwd is setgid shadow; a packager building as another user (fakeroot) sets the owner.
   if [ "$(id -u)" = 0 ]; then owner="-o root -g root"; else owner=""; fi
@@ -28,8 +31,9 @@ uninstall)
   if [ -z "$DESTDIR" ] && [ -e "$PAMCONFIGSDIR/localauth" ] && command -v pam-auth-update >/dev/null; then
     run pam-auth-update --package --remove localauth localauth-keyring
   fi
-  run rm -f "$DESTDIR$PAMDIR/pam_localauth.so" "$DESTDIR$SBINDIR/localauthctl" "$DESTDIR$SBINDIR/localauth-helper" \
+  run rm -f "$DESTDIR$PAMDIR/pam_localauth.so" "$DESTDIR$PAMDIR/pam_localauth/extra.so" "$DESTDIR$SBINDIR/localauthctl" "$DESTDIR$SBINDIR/localauth-helper" \
     "$DESTDIR$PAMCONFIGSDIR/localauth" "$DESTDIR$PAMCONFIGSDIR/localauth-keyring"
+  run rmdir --ignore-fail-on-non-empty "$DESTDIR$PAMDIR/pam_localauth" 2>/dev/null || true
   ;;
 *) echo "usage: install.sh install BUILD | install.sh uninstall" >&2; exit 2 ;;
 esac

@@ -7,7 +7,7 @@
 # authentication (service wp-bio: the enrolled finger touched as soon as the prompt shows, the record written) run
 # under valgrind's callgrind, and every function of the module that callgrind saw run is listed. As root, after
 # `make module` and `swift build -c release` of the products localauth-bench and localauthctl.
-# scripts/module-anatomy.py ELF --executed OUT sums them per component; `scripts/module-hot-path.sh module.order`
+# scripts/module-anatomy.py ELF --executed OUT sums them per component; `scripts/module-hot-path.sh Sources/PAMLocalAuth/link/module.order`
 # refreshes the list the module's link lays out first (Makefile).
 set -eu
 out=${1:?usage: module-hot-path.sh OUT}

@@ -12,6 +12,9 @@ for file in pam_localauth.so localauth-helper localauthctl PAMHarness; do
   install -m 0755 "$build/$file" "$stage/$file"
 done
 chmod 0644 "$stage/pam_localauth.so"
+# The module opens its rarely used parts from beside itself (docs/EMBEDDED.md).
+install -d -m 0755 "$stage/pam_localauth"
+install -m 0644 "$build/pam_localauth/extra.so" "$stage/pam_localauth/extra.so"
 # la-app (make app-client) is staged when it was built.
 if [ -f "$build/la-app" ]; then install -m 0755 "$build/la-app" "$stage/la-app"; fi
 echo "$stage"

@@ -37,13 +37,20 @@ enum PAMEntry {
     // These answers depend on nothing configurable: sudo calls setcred twice per run, so they skip the
     // configuration file and the dependencies.
     if let fixed = fixedOutcome(operation) { return PAMResult.code(for: fixed) }
-    let context: Context
+    let parsed: OptionParser.Parsed
     do {
-      context = try makeContext(handle: handle, flags: flags, arguments: arguments)
+      parsed = try OptionParser.parse(arguments: arguments)
     } catch {
       handle.syslog(LOG_ERR, "Configuration error, pam_sm_\(operation.rawValue) refused: \(error)")
       return PAMResult.code(for: .config(error))
     }
+    #if LOCALAUTH_HOT_MODULE
+      // The installed module: an operation that needs a rarely used part runs whole in pam_localauth/extra.so.
+      if ExtraLibrary.runs(operation, parsed.options) {
+        return ExtraLibrary.run(operation, handle: handle, flags: flags, argc, argv)
+      }
+    #endif
+    let context = makeContext(handle: handle, flags: flags, parsed: parsed)
     do {
       return try perform(operation, context)
     } catch {
@@ -68,12 +75,16 @@ enum PAMEntry {
     return "pam_sm_\(operation.rawValue) failed: \(error) (PAM code \(code))."
   }
 
-  static func makeContext(handle: PAMHandle, flags: CInt, arguments: [String]) throws(ConfigError) -> Context {
-    let parsed = try OptionParser.parse(arguments: arguments)
+  static func makeContext(handle: PAMHandle, flags: CInt, parsed: OptionParser.Parsed) -> Context {
     let options = parsed.options
     let log = SyslogLog(handle: handle, debug: options.debug)
     for warning in parsed.warnings { log.log(.error, warning) }
-    let dependencies = Dependencies.live(options, prompter: ConversationPrompter(handle: handle), log: log)
+    #if LOCALAUTH_HOT_MODULE
+      // Neither fprintd nor the keychain: ExtraLibrary.runs sent the operations that need them to the library.
+      let dependencies = Dependencies.liveSimulated(options, prompter: ConversationPrompter(handle: handle), log: log)
+    #else
+      let dependencies = Dependencies.live(options, prompter: ConversationPrompter(handle: handle), log: log)
+    #endif
     return Context(
       handle: handle, flags: flags, options: options, log: log, dependencies: dependencies,
       service: handle.item(PAM_SERVICE) ?? "unknown")
@@ -92,7 +103,11 @@ enum PAMEntry {
     switch operation {
     case .authenticate: try Authenticate.run(context)
     case .closeSession: try Sessions.close(context)
-    case .changeAuthToken: try ChangeAuthToken.run(context)
+    #if LOCALAUTH_HOT_MODULE
+      case .changeAuthToken: PAMResult.code(for: PAMFailure.extraLibraryUnusable)  // ExtraLibrary.runs took it
+    #else
+      case .changeAuthToken: try ChangeAuthToken.run(context)
+    #endif
     case .setCredentials: PAMResult.code(for: .credentialsUnchanged)
     case .accountManagement: PAMResult.code(for: .accountNotManaged)
     case .openSession: Sessions.open(context)

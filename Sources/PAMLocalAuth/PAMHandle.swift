@@ -44,6 +44,34 @@ struct PAMHandle {
   /// The process's effective uid.
   static var effectiveUserID: uid_t { geteuid() }
 
+  /// The file the module was loaded from, as the dynamic loader names it; nil when it does not.
+  static func moduleFile() -> String? {
+    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    guard cpam_loaded_from(&buffer, buffer.count) == 0 else { return nil }
+    return PAMHandle.text(buffer)
+  }
+
+  /// The entry point named `entry` of the library at `path`, opened with RTLD_NOW and never closed; the loader's
+  /// reason when it cannot be opened or has no such entry.
+  static func openLibrary(_ path: String, entry: String) -> Result<cpam_extra_entry, LoaderError> {
+    var reason = [CChar](repeating: 0, count: 512)
+    guard let function = cpam_open_extra(path, entry, &reason, reason.count) else {
+      return .failure(LoaderError(reason: PAMHandle.text(reason)))
+    }
+    return .success(function)
+  }
+
+  /// The text of a NUL-terminated buffer, as UTF-8.
+  private static func text(_ buffer: [CChar]) -> String {
+    String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+  }
+
+  /// What the dynamic loader said.
+  struct LoaderError: Error, CustomStringConvertible {
+    let reason: String
+    var description: String { reason.isEmpty ? "the loader gave no reason" : reason }
+  }
+
   /// A string item such as PAM_RHOST or PAM_SERVICE. Corresponds to PAM's `pam_get_item`.
   func item(_ type: CInt) -> String? {
     var value: UnsafeRawPointer?

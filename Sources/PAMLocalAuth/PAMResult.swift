@@ -17,6 +17,8 @@ enum PAMFailure: Error, Equatable {
   case authTokenRejected
   /// A user without a passcode tried to set the first one: only root may (it would open a path to sudo).
   case firstPasscodeNeedsRoot
+  /// The operation needs pam_localauth/extra.so, which is missing, unsafe or of another build (ExtraLibrary).
+  case extraLibraryUnusable
 }
 
 /// What the module decided on its own, without an evaluation: each becomes a PAM code below.
@@ -112,6 +114,7 @@ enum PAMResult {
     case .notApplicable: PAM_IGNORE
     case .authTokenRejected: PAM_AUTHTOK_ERR
     case .firstPasscodeNeedsRoot: PAM_PERM_DENIED
+    case .extraLibraryUnusable: PAM_SYSTEM_ERR
     }
   }
 

@@ -17,6 +17,8 @@ struct BenchPaths {
   let build: String
   /// build/pam_localauth.so.
   var module: String { build + "/pam_localauth.so" }
+  /// build/pam_localauth/extra.so, the module's rarely used parts, which it opens from beside itself.
+  var extraLibrary: String { build + "/pam_localauth/extra.so" }
   /// build/bench_floor.so: a minimal Swift PAM module linked like pam_localauth (Sources/BenchFloorModule); nil when absent.
   var floorModule: String? { access(build + "/bench_floor.so", R_OK) == 0 ? build + "/bench_floor.so" : nil }
   /// build/localauthctl.

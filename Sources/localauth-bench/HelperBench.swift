@@ -31,7 +31,7 @@ struct HelperBench {
     }
     Spawn.setup(["/bin/rm", "-rf", folder])
     defer { Spawn.setup(["/bin/rm", "-rf", folder]) }
-    for (path, mode) in [(folder, mode_t(0o755)), (folder + "/pam.d", 0o755)] {
+    for (path, mode) in [(folder, mode_t(0o755)), (folder + "/pam.d", 0o755), (folder + "/pam_localauth", 0o755)] {
       guard mkdir(path, mode) == 0 else { throw SetupError("Cannot create \(path).") }
     }
     let helper = folder + "/localauth-helper"
@@ -39,6 +39,8 @@ struct HelperBench {
     let bench = folder + "/localauth-bench"
     guard Spawn.setup(["/usr/bin/install", "-o", "root", "-g", "root", "-m", "4755", helperBuilt, helper]),
       Spawn.setup(["/usr/bin/install", "-m", "0644", paths.module, module]),
+      // The module runs a caller that is not root in its library beside it (pam_localauth/extra.so).
+      Spawn.setup(["/usr/bin/install", "-m", "0644", paths.extraLibrary, folder + "/pam_localauth/extra.so"]),
       Spawn.setup(["/usr/bin/install", "-m", "0755", paths.build + "/localauth-bench", bench]),
       Spawn.setup(["/bin/cp", "-a", "/etc/security", folder + "/etc-security"])
     else { throw SetupError("Cannot install the helper or copy /etc/security under \(folder).") }

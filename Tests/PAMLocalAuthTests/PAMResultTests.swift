@@ -61,6 +61,7 @@ struct PAMResultTests {
     (.notApplicable, PAM_IGNORE, "not applicable"),
     (.authTokenRejected, PAM_AUTHTOK_ERR, "new passcodes differ"),
     (.firstPasscodeNeedsRoot, PAM_PERM_DENIED, "a user may not set a first passcode"),
+    (.extraLibraryUnusable, PAM_SYSTEM_ERR, "pam_localauth/extra.so missing, unsafe or of another build"),
   ]
 
   /// Errors thrown below the entry point.

@@ -19,7 +19,7 @@ grep -Eq "Test run with [0-9]+ tests? .*passed" "$log" || exit 1
 echo "RELIABILITY: AddressSanitizer: $(grep -Eo 'Test run with [0-9]+ tests? in [0-9]+ suites? passed' "$log" | sed 's/Test run with //') (LocalAuthCoreTests, PAMLocalAuthTests, ReliabilityTests, IntegrationTests), 0 AddressSanitizer reports"
 
 set -- "$swift" build -c release --product pam_localauth --scratch-path .build-module-asan -Xswiftc -sanitize=address \
-  -Xswiftc -static-stdlib -Xlinker --version-script="$root/exports.map" -Xlinker -z -Xlinker nodelete
+  -Xswiftc -static-stdlib -Xlinker --version-script="$root/Sources/PAMLocalAuth/link/exports.map" -Xlinker -z -Xlinker nodelete
 echo "$*"
 "$@" || exit 1
 mkdir -p "$build/asan" && cp .build-module-asan/release/libpam_localauth.so "$build/asan/pam_localauth.so" || exit 1

@@ -16,6 +16,7 @@ CONF=/etc/security/localauth.conf
 STATE=/var/lib/localauth
 MULTIARCH=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 MODULE=/usr/lib/$MULTIARCH/security/pam_localauth.so
+EXTRA=/usr/lib/$MULTIARCH/security/pam_localauth/extra.so
 PASSES=0
 FAILS=0
 # The toolchain's usr folder (/opt/swift/usr), hidden in a mount namespace to show localauthctl does not need it.
@@ -87,6 +88,12 @@ pt() { # pt TYPED: pamtester's verdict for root on that service, the line typed 
     pamtester localauth-deb root authenticate
 }
 refused() { ! pt "$1"; }
+# The passcode change runs in the module's library (pam_localauth/extra.so), which it opens from beside itself.
+printf '%s\n' "password required pam_localauth.so sensor=none nodelay" >"$WORK/localauth-deb-passwd"
+chpass() { # chpass NEW: root sets the passcode through pam_sm_chauthtok, typing NEW twice
+  printf '%s\n%s\n' "$1" "$1" | env LD_PRELOAD=libpam_wrapper.so PAM_WRAPPER=1 PAM_WRAPPER_SERVICE_DIR="$WORK" \
+    pamtester localauth-deb-passwd root chauthtok
+}
 
 # The control for the hidden-toolchain check below: make tools' dynamic localauthctl does not start there.
 DYNAMIC=$(dirname "$0")/../../build/localauthctl
@@ -105,6 +112,7 @@ for round in 1 2; do
   check "dpkg -i" dpkg -i "$DEB"
   check "installed (ii)" installed ii
   check "module $MODULE, 0644 root:root" mode_owner_is "644 root:root" "$MODULE"
+  check "its library $EXTRA, 0644 root:root" mode_owner_is "644 root:root" "$EXTRA"
   check "/usr/sbin/localauth-helper setuid root, 4755 root:root" mode_owner_is "4755 root:root" /usr/sbin/localauth-helper
   check "/usr/sbin/localauthctl, 0755 root:root" mode_owner_is "755 root:root" /usr/sbin/localauthctl
   check "$CONF, 0644, a conffile" sh -c "[ \"\$(stat -c %a $CONF)\" = 644 ] && dpkg-query -W -f='\${Conffiles}' $PKG | grep -q ' $CONF '"
@@ -114,7 +122,7 @@ for round in 1 2; do
   check "man pages pam_localauth(8), localauthctl(8), localauth-helper(8), localauth.conf(5)" sh -c \
     "man -w 8 pam_localauth && man -w 8 localauthctl && man -w 8 localauth-helper && man -w 5 localauth.conf"
   check "module, helper and localauthctl need only libraries in /lib, /usr/lib, /lib64 (ldd)" \
-    libraries_are_debians "$MODULE" /usr/sbin/localauth-helper /usr/sbin/localauthctl
+    libraries_are_debians "$MODULE" "$EXTRA" /usr/sbin/localauth-helper /usr/sbin/localauthctl
   check "localauthctl runs with the Swift toolchain hidden ($TOOLCHAIN under an empty tmpfs)" \
     unshare -m sh -c "mount -t tmpfs none '$TOOLCHAIN' && /usr/sbin/localauthctl --help && /usr/sbin/localauthctl status root"
   check "the profile is registered with pam-auth-update (/var/lib/pam/seen)" grep -qx localauth /var/lib/pam/seen
@@ -126,13 +134,16 @@ for round in 1 2; do
   check "/usr/sbin/localauthctl passcode set root (in $STATE)" sh -c "echo 2468 | /usr/sbin/localauthctl passcode set root"
   check "pamtester through the installed module: the right passcode authenticates" pt 2468
   check "pamtester through the installed module: a wrong passcode is refused" refused 1357
+  check "pamtester chauthtok through the installed module's library: root sets a new passcode" chpass 1357
+  check "pamtester through the installed module: the new passcode authenticates" pt 1357
+  check "pamtester through the installed module: the old passcode is refused" refused 2468
   echo "# edited by check-deb" >>"$CONF"
   check "dpkg -i again (reinstall)" dpkg -i "$DEB"
   check "the reinstall keeps the edited conffile and the state" sh -c \
     "grep -qx '# edited by check-deb' $CONF && [ -n \"\$(ls -A $STATE)\" ]"
   check "dpkg -r" dpkg -r "$PKG"
   check "removed: module, helper, localauthctl and profiles gone" sh -c \
-    "[ ! -e $MODULE ] && [ ! -e /usr/sbin/localauth-helper ] && [ ! -e /usr/sbin/localauthctl ] && [ ! -e /usr/share/pam-configs/localauth ]"
+    "[ ! -e $MODULE ] && [ ! -e $EXTRA ] && [ ! -e /usr/sbin/localauth-helper ] && [ ! -e /usr/sbin/localauthctl ] && [ ! -e /usr/share/pam-configs/localauth ]"
   check "dpkg -r leaves /etc/pam.d/common-* as before the install, byte for byte" common_unchanged
   check "dpkg -r keeps the configuration and the state in $STATE (rc)" sh -c \
     "dpkg-query -W -f='\${db:Status-Abbrev}' $PKG | grep -q '^rc' && grep -qx '# edited by check-deb' $CONF && [ -n \"\$(ls -A $STATE)\" ]"

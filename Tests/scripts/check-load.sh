@@ -1,5 +1,7 @@
 #!/bin/sh
-# make check-load: check-load.sh MODULE HELPER BUILD — the installed-shape module and the setuid helper as built.
+# make check-load: check-load.sh MODULE HELPER BUILD EXTRA — the installed-shape module, its library of rarely used
+# parts (pam_localauth/extra.so: only pam_localauth_extra_v1 exported, otherwise checked as the module) and the
+# setuid helper as built.
 #
 # The module: only pam_sm_* exported, -z nodelete, no run path, no C++ or Swift runtime library, libcrypt, libcrypto,
 # tpm2-tss and libsystemd opened on first use rather than linked, nothing from the Swift runtime in its symbols and
@@ -9,9 +11,10 @@
 # Both against the size budget in Tests/budget/sizes: "NAME: N bytes (budget M)", and over budget fails.
 set -eu
 
-module=${1:?usage: check-load.sh MODULE HELPER BUILD}
-helper=${2:?usage: check-load.sh MODULE HELPER BUILD}
-build=${3:?usage: check-load.sh MODULE HELPER BUILD}
+module=${1:?usage: check-load.sh MODULE HELPER BUILD EXTRA}
+helper=${2:?usage: check-load.sh MODULE HELPER BUILD EXTRA}
+build=${3:?usage: check-load.sh MODULE HELPER BUILD EXTRA}
+extra=${4:?usage: check-load.sh MODULE HELPER BUILD EXTRA}
 here=$(cd "$(dirname "$0")" && pwd)
 budgets=$here/../budget/sizes
 fail() { echo "$*"; exit 1; }
@@ -26,22 +29,31 @@ budget() {
   [ "$size" -le "$limit" ] || fail "$name is $((size - limit)) bytes over its budget of $limit bytes (Tests/budget/sizes): make it smaller, or raise the budget with a reason in the commit"
 }
 
-bad=$(nm -D --defined-only "$module" | awk '$2 ~ /^[A-Z]$/ && $3 !~ /^pam_sm_/')
-[ -z "$bad" ] || fail "Unexpected exported symbols:
-$bad"
-dynamic=$(readelf -d "$module")
-echo "$dynamic" | grep -q 'Flags:.*NODELETE' || fail "$module lacks the NODELETE flag"
-! echo "$dynamic" | grep -Eq 'NEEDED.*(libstdc\+\+|libgcc_s|libswift|libdispatch|libFoundation)' || fail "$module needs a C++ or Swift runtime library"
-! echo "$dynamic" | grep -Eq 'RUNPATH|RPATH' || fail "$module has a run path; libraries (and libcrypt's dlopen) must come from the system's"
-! echo "$dynamic" | grep -q 'NEEDED.*libcrypt' || fail "$module links libcrypt or libcrypto; it should open them on first use (Sources/CCrypt, Sources/CLibCrypto)"
-! echo "$dynamic" | grep -Eq 'NEEDED.*(libtss2|libsystemd)' || fail "$module links tpm2-tss or libsystemd; it should open them on first use (Sources/CTPM, Sources/CDBus)"
-if nm -D --undefined-only "$module" | grep -Eq 'swift_|_swift|sigaction|signal'; then
-  echo "$module refers to the Swift runtime or installs signal handlers:"; nm -D --undefined-only "$module" | grep -E 'swift|sigaction'; exit 1
-fi
+# shape FILE EXPORTS: FILE exports only symbols matching EXPORTS, is NODELETE, has no run path, needs no C++ or Swift
+# runtime, opens libcrypt, libcrypto, tpm2-tss and libsystemd on first use, and installs no signal handler.
+shape() {
+  file=$1
+  bad=$(nm -D --defined-only "$file" | awk -v pattern="$2" '$2 ~ /^[A-Z]$/ && $3 !~ pattern')
+  [ -z "$bad" ] || fail "Unexpected exported symbols:
+  $bad"
+  dynamic=$(readelf -d "$file")
+  echo "$dynamic" | grep -q 'Flags:.*NODELETE' || fail "$file lacks the NODELETE flag"
+  ! echo "$dynamic" | grep -Eq 'NEEDED.*(libstdc\+\+|libgcc_s|libswift|libdispatch|libFoundation)' || fail "$file needs a C++ or Swift runtime library"
+  ! echo "$dynamic" | grep -Eq 'RUNPATH|RPATH' || fail "$file has a run path; libraries (and libcrypt's dlopen) must come from the system's"
+  ! echo "$dynamic" | grep -q 'NEEDED.*libcrypt' || fail "$file links libcrypt or libcrypto; it should open them on first use (Sources/CCrypt, Sources/CLibCrypto)"
+  ! echo "$dynamic" | grep -Eq 'NEEDED.*(libtss2|libsystemd)' || fail "$file links tpm2-tss or libsystemd; it should open them on first use (Sources/CTPM, Sources/CDBus)"
+  if nm -D --undefined-only "$file" | grep -Eq 'swift_|_swift|sigaction|signal'; then
+    echo "$file refers to the Swift runtime or installs signal handlers:"; nm -D --undefined-only "$file" | grep -E 'swift|sigaction'; exit 1
+  fi
+}
+shape "$module" '^pam_sm_'
+shape "$extra" '^pam_localauth_extra_v1$'
 ${CLANG:-clang} -O1 -Wall -o "$build/check-load" "$here/check-load.c" -ldl
-"$build/check-load" "$(readlink -f "$module")"
+"$build/check-load" "$(readlink -f "$module")" "$(readlink -f "$extra")"
 echo "Exports: $(nm -D --defined-only "$module" | awk '$2 ~ /^[A-Z]$/ {print $3}' | tr '\n' ' ')"
 budget "$module"
+echo "Library: exports $(nm -D --defined-only "$extra" | awk '$2 ~ /^[A-Z]$/ {print $3}' | tr '\n' ' ')"
+budget "$extra"
 
 needed=$(readelf -d "$helper" | sed -n 's/.*NEEDED.*\[\(.*\)\]/\1/p' | sort | tr '\n' ' ')
 [ "$needed" = "libc.so.6 libm.so.6 " ] || fail "$helper needs more than libc and libm: $needed"

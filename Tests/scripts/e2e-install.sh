@@ -53,6 +53,7 @@ STAGE=$WORK/stage
 make -s -C "$ROOT" install DESTDIR="$STAGE" >"$WORK/install.log" 2>&1 || { cat "$WORK/install.log"; die "make install failed"; }
 PAMDIR=${PAMDIR:-$(pkg-config --variable=libdir pam 2>/dev/null || echo /lib/x86_64-linux-gnu)/security}
 check "module in $PAMDIR, mode 0644" mode_is 644 "$STAGE$PAMDIR/pam_localauth.so"
+check "its library in $PAMDIR/pam_localauth, mode 0644" mode_is 644 "$STAGE$PAMDIR/pam_localauth/extra.so"
 check "localauthctl in /usr/sbin, mode 0755" mode_is 755 "$STAGE/usr/sbin/localauthctl"
 check "localauth-helper in /usr/sbin, setuid root, mode 4755" mode_is 4755 "$STAGE/usr/sbin/localauth-helper"
 check "localauth-helper owned by root" test "$(stat -c %u "$STAGE/usr/sbin/localauth-helper")" -eq 0
@@ -60,15 +61,16 @@ check "example configuration, mode 0644" mode_is 644 "$STAGE/etc/security/locala
 check "pam-auth-update profile, mode 0644" mode_is 644 "$STAGE/usr/share/pam-configs/localauth"
 check "the keyring profile, mode 0644" mode_is 644 "$STAGE/usr/share/pam-configs/localauth-keyring"
 check "state folder, mode 0700" mode_is 700 "$STAGE/var/lib/localauth"
-check "nothing else installed" test "$(find "$STAGE" -type f | wc -l)" -eq 6
+check "nothing else installed" test "$(find "$STAGE" -type f | wc -l)" -eq 7
 check "installed module is the built one" cmp "$MODULE" "$STAGE$PAMDIR/pam_localauth.so"
+check "installed library is the built one" cmp "$(dirname "$MODULE")/pam_localauth/extra.so" "$STAGE$PAMDIR/pam_localauth/extra.so"
 check "every configuration line is a comment or blank" test -z "$(grep -v '^[[:space:]]*\(#.*\)\?$' "$STAGE/etc/security/localauth.conf")"
 echo "# edited" >>"$STAGE/etc/security/localauth.conf"
 make -s -C "$ROOT" install DESTDIR="$STAGE" >/dev/null 2>&1
 check "a second install keeps an edited configuration" grep -q '^# edited$' "$STAGE/etc/security/localauth.conf"
 make -s -C "$ROOT" uninstall DESTDIR="$STAGE" >/dev/null 2>&1
 check "uninstall removes the module, the tool, the helper and the profiles" \
-  test ! -e "$STAGE$PAMDIR/pam_localauth.so" -a ! -e "$STAGE/usr/sbin/localauthctl" -a ! -e "$STAGE/usr/sbin/localauth-helper" \
+  test ! -e "$STAGE$PAMDIR/pam_localauth.so" -a ! -e "$STAGE$PAMDIR/pam_localauth" -a ! -e "$STAGE/usr/sbin/localauthctl" -a ! -e "$STAGE/usr/sbin/localauth-helper" \
     -a ! -e "$STAGE/usr/share/pam-configs/localauth" -a ! -e "$STAGE/usr/share/pam-configs/localauth-keyring"
 check "uninstall keeps the configuration and the state folder" test -f "$STAGE/etc/security/localauth.conf" -a -d "$STAGE/var/lib/localauth"
 

@@ -4,19 +4,26 @@ extension Dependencies {
   /// The system clock, the state folder of `options` and its keychain, the configured sensor (the simulated one,
   /// its prompts in the runtime folder; fprintd; or none), and the caller's own prompter and log.
   package static func live(_ options: Options, prompter: AuthPrompter, log: AuthLog) -> Dependencies {
+    var dependencies = liveSimulated(options, prompter: prompter, log: log)
+    if options.fprintd { dependencies.sensor = FprintdSensor(printsFolder: options.fprintDirectory, log: log) }
+    dependencies.keychain = Keychain(
+      root: options.stateDirectory, tcti: options.tpm, clock: dependencies.clock, limits: options.keychain.limits)
+    return dependencies
+  }
+
+  /// `live` without the keychain and with the simulated sensor or none in place of fprintd's: what the installed
+  /// module builds for an authentication, so that its link holds neither (pam_localauth/extra.so has them).
+  package static func liveSimulated(_ options: Options, prompter: AuthPrompter, log: AuthLog) -> Dependencies {
     let clock = SystemClock()
     let sensor: BiometricSensor =
-      if options.fprintd {
-        FprintdSensor(printsFolder: options.fprintDirectory, log: log)
-      } else if let modality = options.sensor {
+      if let modality = options.sensor, !options.fprintd {
         SpoolSensor(
           modality: modality, runtimeRoot: options.runtimeRoot, clock: clock, log: log, expiry: options.eventExpiry)
       } else {
         AbsentSensor()
       }
     return Dependencies(
-      clock: clock, store: FileStateStore(root: options.stateDirectory), sensor: sensor, prompter: prompter, log: log,
-      keychain: Keychain(root: options.stateDirectory, tcti: options.tpm, clock: clock, limits: options.keychain.limits))
+      clock: clock, store: FileStateStore(root: options.stateDirectory), sensor: sensor, prompter: prompter, log: log)
   }
 }
 

@@ -1,10 +1,10 @@
 import CSyscalls
 
 /// The type of file a `stat` result describes (the S_IFMT bits of st_mode).
-enum FileKind: Equatable {
+package enum FileKind: Equatable {
   case regular, directory, symbolicLink, fifo, other
 
-  init(mode: mode_t) {
+  package init(mode: mode_t) {
     // The S_IF* macros import as Int32 from C and as mode_t through Glibc's overlay: convert both ways alike.
     switch mode & mode_t(S_IFMT) {
     case mode_t(S_IFREG): self = .regular
