@@ -63,7 +63,7 @@ let package = Package(
     .testTarget(name: "LocalAuthenticationTests", dependencies: ["LocalAuthentication", "LocalAuthCore", "LocalAuthTesting", "LocalAuthTestSupport"]),
     .testTarget(name: "SecurityTests", dependencies: ["Security", "LocalAuthentication", "LocalAuthCore", "LocalAuthTesting", "LocalAuthTestSupport"]),
     .testTarget(name: "PAMLocalAuthTests", dependencies: ["PAMLocalAuth", "LocalAuthCore", "CPAM"]),
-    .testTarget(name: "localauthctlTests", dependencies: ["localauthctl", "LocalAuthCore", "LocalAuthTesting"]),
+    .testTarget(name: "localauthctlTests", dependencies: ["localauthctl", "LocalAuthCore", "LocalAuthTesting", "LocalAuthTestSupport"]),
     .testTarget(name: "IntegrationTests", dependencies: ["LocalAuthCore", "LocalAuthTesting", "LocalAuthTestSupport"]),
     .testTarget(name: "ReliabilityTests", dependencies: ["LocalAuthCore", "LocalAuthTesting", "LocalAuthTestSupport"], exclude: ["Fixtures"]),
   ]
