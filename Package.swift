@@ -51,17 +51,20 @@ let package = Package(
     .executableTarget(
       name: "localauth-helper", dependencies: ["LocalAuthCore", "CSyscalls", "CPeerCredentials"], linkerSettings: [.linkedLibrary("m")]),
     // Benchmarks: `make bench` (docs/PERFORMANCE.md).
-    .executableTarget(name: "localauth-bench", dependencies: ["LocalAuthCore", "CPAM"]),
+    .executableTarget(name: "localauth-bench", dependencies: ["LocalAuthCore", "CPAM", "LocalAuthTestSupport"]),
     // make bench's floor, built in Embedded Swift by the Makefile like the module; here it is only type-checked.
     .target(name: "BenchFloorModule", dependencies: ["CPAM", "CSyscalls"]),
     // libFuzzer targets for the option parser, the state decoder and the helper protocol: `make fuzz`.
     .executableTarget(name: "localauth-fuzz", dependencies: ["LocalAuthCore", "LocalAuthTesting"]),
-    .testTarget(name: "LocalAuthCoreTests", dependencies: ["LocalAuthCore", "LocalAuthTesting"], exclude: ["Fixtures"]),
-    .testTarget(name: "LocalAuthenticationTests", dependencies: ["LocalAuthentication", "LocalAuthCore", "LocalAuthTesting"]),
-    .testTarget(name: "SecurityTests", dependencies: ["Security", "LocalAuthentication", "LocalAuthCore", "LocalAuthTesting"]),
+    // The tiers' and the benchmark's shared setup (temporary folders, the keychain world, the private D-Bus bus);
+    // internal test infrastructure, no Foundation (the benchmark does not link it). docs/ARCHITECTURE.md.
+    .target(name: "LocalAuthTestSupport", dependencies: ["LocalAuthCore", "LocalAuthTesting"], path: "Tests/LocalAuthTestSupport"),
+    .testTarget(name: "LocalAuthCoreTests", dependencies: ["LocalAuthCore", "LocalAuthTesting", "LocalAuthTestSupport"], exclude: ["Fixtures"]),
+    .testTarget(name: "LocalAuthenticationTests", dependencies: ["LocalAuthentication", "LocalAuthCore", "LocalAuthTesting", "LocalAuthTestSupport"]),
+    .testTarget(name: "SecurityTests", dependencies: ["Security", "LocalAuthentication", "LocalAuthCore", "LocalAuthTesting", "LocalAuthTestSupport"]),
     .testTarget(name: "PAMLocalAuthTests", dependencies: ["PAMLocalAuth", "LocalAuthCore", "CPAM"]),
-    .testTarget(name: "localauthctlTests", dependencies: ["localauthctl", "LocalAuthCore", "LocalAuthTesting"]),
-    .testTarget(name: "IntegrationTests", dependencies: ["LocalAuthCore", "LocalAuthTesting"]),
-    .testTarget(name: "ReliabilityTests", dependencies: ["LocalAuthCore", "LocalAuthTesting"], exclude: ["Fixtures"]),
+    .testTarget(name: "localauthctlTests", dependencies: ["localauthctl", "LocalAuthCore", "LocalAuthTesting", "LocalAuthTestSupport"]),
+    .testTarget(name: "IntegrationTests", dependencies: ["LocalAuthCore", "LocalAuthTesting", "LocalAuthTestSupport"]),
+    .testTarget(name: "ReliabilityTests", dependencies: ["LocalAuthCore", "LocalAuthTesting", "LocalAuthTestSupport"], exclude: ["Fixtures"]),
   ]
 )

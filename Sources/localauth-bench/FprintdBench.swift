@@ -1,4 +1,5 @@
 import LocalAuthCore
+import LocalAuthTestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -26,16 +27,16 @@ struct FprintdBench {
   let counts: BenchCounts
 
   static let fprintd = "/usr/libexec/fprintd"
-  static let dbusDaemon = "/usr/bin/dbus-daemon"
-  static let gdbusPath = "/usr/bin/gdbus"
+  static let dbusDaemon = PrivateSystemBus.daemon
+  static let gdbusPath = PrivateSystemBus.gdbus
   static let enroll = "/usr/bin/fprintd-enroll"
-  /// Debian's interpreter, which has python3-dbusmock (`python3` on PATH may be another one).
-  static let python = "/usr/bin/python3"
+  /// Debian's interpreter, which has python3-dbusmock.
+  static let python = PrivateSystemBus.python
 
   /// The world's folder (root's, 0700), inside the scratch folder, which an interrupted run removes too.
   var folder: String { paths.work + "/fprintd" }
   var busSocket: String { folder + "/bus.sock" }
-  var busAddress: String { "unix:path=" + busSocket }
+  var busAddress: String { PrivateSystemBus.address(socket: busSocket) }
   var deviceSocket: String { folder + "/vdev.sock" }
   /// fprintd's STATE_DIRECTORY: the prints, `<user>/virtual_device/0/<finger>`; our fprint_dir=.
   var printsDir: String { folder + "/prints" }

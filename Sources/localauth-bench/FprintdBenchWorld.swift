@@ -1,4 +1,5 @@
 import LocalAuthCore
+import LocalAuthTestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -10,23 +11,7 @@ extension FprintdBench {
 
   /// The bus, the polkit mock and fprintd, each waited for.
   func startWorld(_ world: WorldProcesses) throws {
-    let config = """
-      <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-       "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-      <busconfig>
-        <type>system</type>
-        <listen>unix:path=\(busSocket)</listen>
-        <auth>EXTERNAL</auth>
-        <policy context="default">
-          <allow user="*"/>
-          <allow own="*"/>
-          <allow send_destination="*"/>
-          <allow receive_sender="*"/>
-          <allow eavesdrop="true"/>
-        </policy>
-      </busconfig>
-
-      """
+    let config = PrivateSystemBus.configuration(socket: busSocket)
     try writeFile(folder + "/bus.conf", config, mode: 0o644)
     let bus = try world.start(
       "dbus-daemon", [Self.dbusDaemon, "--config-file=" + folder + "/bus.conf", "--nofork", "--nopidfile"],

@@ -1,4 +1,5 @@
 import LocalAuthCore
+import LocalAuthTestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -42,12 +43,9 @@ struct KeychainBench {
     guard geteuid() == 0 else {
       throw SetupError("Item 11 needs root: the keychain works only in folders owned by root, as the helper's and root's are.")
     }
-    var template = Array((parent + "/localauth-bench-keychain.XXXXXX").utf8CString)
-    guard let made = mkdtemp(&template) else {
-      throw SetupError("Cannot create a scratch folder under \(parent): \(errnoDescription(errno)).")
-    }
-    let base = String(cString: made)
-    defer { _ = Spawn.run(["/bin/rm", "-rf", base], environment: []) }
+    let base: String
+    do { base = try TemporaryFolder.make(parent + "/localauth-bench-keychain.XXXXXX") } catch { throw SetupError(error.description) }
+    defer { TemporaryFolder.remove(base) }
     let small = 10
     let large = counts.keychainItems
     let user = try benchUserName()

@@ -1,4 +1,5 @@
 import Foundation
+import LocalAuthTestSupport
 import Testing
 
 @testable import LocalAuthCore
@@ -8,21 +9,10 @@ import Testing
 /// index is rebuilt from the files.
 @Suite("Keychain index: calls read only the matching items", .serialized)
 struct KeychainIndexTests {
-  /// A root-only state folder for one test.
-  final class StateFolder {
-    let root: String
-    init() throws {
-      var template = [CChar]("/tmp/localauth-keychain-index.XXXXXX".utf8CString)
-      guard let made = mkdtemp(&template) else { throw CocoaError(.fileWriteUnknown) }
-      root = String(cString: made)
-    }
-    deinit { try? FileManager.default.removeItem(atPath: root) }
-  }
-
   let alice = try! UserName("alice")
   let hasher = PasscodeHasher(cost: 1)
 
-  func keychain(_ folder: StateFolder) -> Keychain { Keychain(root: folder.root, tcti: nil) }
+  func keychain(_ folder: TemporaryFolder) -> Keychain { Keychain(root: folder.path, tcti: nil) }
 
   func add(_ keychain: Keychain, _ account: String, _ secret: String = "s") throws(KeychainError) {
     try keychain.add(.init(service: "svc", account: account, data: Array(secret.utf8)), for: alice, record: nil, hasher: hasher)
@@ -36,7 +26,7 @@ struct KeychainIndexTests {
 
   @Test("with 300 items, a read, an update and a delete read one item file, an add none")
   func callsReadOnlyTheMatchingItem() throws {
-    let folder = try StateFolder()
+    let folder = TemporaryFolder("keychain-index")
     let keychain = keychain(folder)
     for n in 0..<300 { try add(keychain, "item-\(n)", "secret \(n)") }
     #expect(keychain.itemReads.value == 0, "300 adds read no item file")
@@ -62,7 +52,7 @@ struct KeychainIndexTests {
 
   @Test("two keychains over one folder (two processes) see each other's adds, updates and deletes")
   func otherProcessesChangesAreSeen() throws {
-    let folder = try StateFolder()
+    let folder = TemporaryFolder("keychain-index")
     let first = keychain(folder)
     let second = keychain(folder)
     try add(first, "a", "one")
@@ -80,10 +70,10 @@ struct KeychainIndexTests {
 
   @Test("a torn last index line, or a line naming a missing file, is rebuilt from the item files")
   func tornIndexIsRebuilt() throws {
-    let folder = try StateFolder()
+    let folder = TemporaryFolder("keychain-index")
     let keychain = keychain(folder)
     for n in 0..<5 { try add(keychain, "item-\(n)") }
-    let index = folder.root + "/keychain/alice/.index"
+    let index = folder.path + "/keychain/alice/.index"
     let handle = try #require(FileHandle(forWritingAtPath: index))
     handle.seekToEndOfFile()
     handle.write(Data("+ 0123".utf8))
@@ -97,7 +87,7 @@ struct KeychainIndexTests {
     // A crash after the journal line and before the item file: the index names a file that is not there.
     let phantom = String(repeating: "ab", count: 16)
     try (rebuilt + KeychainIndex.setLine(phantom, size: 10, key: "ff/ff/")).write(toFile: index, atomically: false, encoding: .utf8)
-    let fresh = Keychain(root: folder.root, tcti: nil, limits: KeychainLimits(maxItems: 7))
+    let fresh = Keychain(root: folder.path, tcti: nil, limits: KeychainLimits(maxItems: 7))
     try add(fresh, "item-5")
     try add(fresh, "item-6")
     #expect(try fresh.items(for: alice).count == 7)

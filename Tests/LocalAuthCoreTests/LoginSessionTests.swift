@@ -1,4 +1,5 @@
 import Foundation
+import LocalAuthTestSupport
 import Testing
 
 @testable import LocalAuthCore
@@ -146,7 +147,7 @@ struct LoginSessionTests {
 
   @Test("the ledger file: raised only, remote never lowered, another boot's ledger ignored, checked like the state")
   func ledgerFile() throws {
-    let folder = try SessionTestFolder()
+    let folder = TemporaryFolder("session")
     let ledger = SessionLedger(root: folder.path + "/run", bootID: "boot-a")
     #expect(ledger.lookUp(5) == .noLedger)
     try ledger.record(5, as: .local)
@@ -190,15 +191,4 @@ struct LoginSessionTests {
     unreadable.reuseAllowed = false
     #expect(unreadable.reuseScope == "")
   }
-}
-
-/// A temporary folder owned by root, removed at deinit.
-final class SessionTestFolder {
-  let path: String
-  init() throws {
-    var template = Array("/tmp/localauth-session.XXXXXX".utf8CString)
-    guard let made = mkdtemp(&template) else { throw CocoaError(.fileWriteUnknown) }
-    path = String(cString: made)
-  }
-  deinit { try? FileManager.default.removeItem(atPath: path) }
 }

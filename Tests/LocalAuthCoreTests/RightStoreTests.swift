@@ -1,4 +1,5 @@
 import Foundation
+import LocalAuthTestSupport
 @testable import LocalAuthCore
 import LocalAuthTesting
 import Testing
@@ -76,9 +77,8 @@ struct RightStoreTests {
 
   @Test("a right missing its key item is removed as damaged and reported missing, with one log line")
   func damagedRight() throws {
-    var template = [CChar]("/tmp/localauth-rightstore.XXXXXX".utf8CString)
-    let root = String(cString: try #require(mkdtemp(&template)))
-    defer { try? FileManager.default.removeItem(atPath: root) }
+    let root = try TemporaryFolder.make("/tmp/localauth-rightstore.XXXXXX")
+    defer { TemporaryFolder.remove(root) }
     let clock = ManualClock()
     let log = MemoryLog()
     let keychain = Keychain(root: root, tcti: nil, clock: clock)
@@ -105,9 +105,8 @@ struct RightStoreTests {
   /// rightRemoveAll) a stored right needs an authorization that satisfies it; without one nothing changes.
   @Test("replacing or removing a right needs an authorization satisfying it; without one the right is unchanged")
   func replacingAndRemovingNeedAuthorization() throws {
-    var template = [CChar]("/tmp/localauth-rightstore.XXXXXX".utf8CString)
-    let root = String(cString: try #require(mkdtemp(&template)))
-    defer { try? FileManager.default.removeItem(atPath: root) }
+    let root = try TemporaryFolder.make("/tmp/localauth-rightstore.XXXXXX")
+    defer { TemporaryFolder.remove(root) }
     let clock = ManualClock()
     let keychain = Keychain(root: root, tcti: nil, clock: clock)
     let dependencies = Dependencies(

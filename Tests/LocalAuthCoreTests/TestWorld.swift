@@ -2,6 +2,7 @@
 import Glibc
 #endif
 @testable import LocalAuthCore
+import LocalAuthTestSupport
 import LocalAuthTesting
 import Testing
 
@@ -118,29 +119,8 @@ struct TempFolder {
   let path: String
 
   init() throws {
-    var template = Array("/tmp/localauth-core-XXXXXX".utf8CString)
-    guard let made = mkdtemp(&template) else { throw StateError.io(path: "/tmp", operation: "mkdtemp", errno: errno) }
-    path = String(cString: made)
+    path = try TemporaryFolder.make("/tmp/localauth-core-XXXXXX")
   }
 
-  func remove() { Self.removeTree(path) }
-
-  static func removeTree(_ path: String) {
-    var st = stat()
-    guard lstat(path, &st) == 0 else { return }
-    if (st.st_mode & S_IFMT) == S_IFDIR, let dir = opendir(path) {
-      var names: [String] = []
-      while let entry = readdir(dir) {
-        let name = withUnsafePointer(to: entry.pointee.d_name) {
-          $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
-        }
-        if name != "." && name != ".." { names.append(name) }
-      }
-      closedir(dir)
-      for name in names { removeTree(path + "/" + name) }
-      rmdir(path)
-    } else {
-      unlink(path)
-    }
-  }
+  func remove() { TemporaryFolder.remove(path) }
 }

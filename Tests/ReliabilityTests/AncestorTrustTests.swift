@@ -1,5 +1,6 @@
 import Glibc
 import LocalAuthCore
+import LocalAuthTestSupport
 import Testing
 
 /// The folders above the state folder, and records with more than one name: every folder from / down must be

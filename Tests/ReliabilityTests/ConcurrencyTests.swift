@@ -1,5 +1,6 @@
 import Glibc
 import LocalAuthCore
+import LocalAuthTestSupport
 import Testing
 
 /// 64 processes at once: wrong passcodes for one user must all be counted, and none may slip past the delay;

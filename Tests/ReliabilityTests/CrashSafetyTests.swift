@@ -1,5 +1,6 @@
 import Glibc
 import LocalAuthCore
+import LocalAuthTestSupport
 import Testing
 
 /// Writers of the state are SIGKILLed at random moments; every record must still load, whole and never older.

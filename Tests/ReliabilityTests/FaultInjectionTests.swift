@@ -1,5 +1,6 @@
 import Glibc
 import LocalAuthCore
+import LocalAuthTestSupport
 import LocalAuthTesting
 import Testing
 

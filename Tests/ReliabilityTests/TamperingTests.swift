@@ -1,5 +1,6 @@
 import Glibc
 import LocalAuthCore
+import LocalAuthTestSupport
 import Testing
 
 /// Unsafe owners, modes, symbolic links and user names: a StateError naming the file and why, and nothing changed.

@@ -1,4 +1,5 @@
 import Foundation
+import LocalAuthTestSupport
 import Testing
 
 /// What one run of the built `localauthctl` printed and how it exited.
@@ -29,13 +30,11 @@ final class CLIRunner: @unchecked Sendable {
   static var isRoot: Bool { geteuid() == 0 }
 
   init() throws {
-    var template = Array("/tmp/localauthctl-test.XXXXXX".utf8CString)
-    guard let made = mkdtemp(&template) else { throw CocoaError(.fileWriteUnknown) }
-    folder = String(cString: made)
+    folder = try TemporaryFolder.make("/tmp/localauthctl-test.XXXXXX")
   }
 
   /// Removes the temporary folder.
-  func cleanUp() { try? FileManager.default.removeItem(atPath: folder) }
+  func cleanUp() { TemporaryFolder.remove(folder) }
 
   /// Runs `localauthctl args… --state-dir <state>` (unless `stateDir` is false), feeding `input` on stdin.
   @discardableResult

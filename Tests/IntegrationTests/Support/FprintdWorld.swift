@@ -1,4 +1,5 @@
 import Foundation
+import LocalAuthTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -67,10 +68,10 @@ final class FprintdWorld: @unchecked Sendable {
   var stopped = false
 
   static let fprintdPath = "/usr/libexec/fprintd"
-  static let dbusDaemon = "/usr/bin/dbus-daemon"
-  static let gdbusPath = "/usr/bin/gdbus"
-  /// Debian's interpreter, which has python3-dbusmock (`python3` on PATH may be another one).
-  static let python = "/usr/bin/python3"
+  static let dbusDaemon = PrivateSystemBus.daemon
+  static let gdbusPath = PrivateSystemBus.gdbus
+  /// Debian's interpreter, which has python3-dbusmock.
+  static let python = PrivateSystemBus.python
   /// The helper that feeds the virtual device (Tests/scripts/fprintd-world.py).
   static let helper: String = {
     let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -108,7 +109,7 @@ final class FprintdWorld: @unchecked Sendable {
   init(root: String, timeout: Double = 10) throws {
     self.root = root
     busSocket = root + "/bus.sock"
-    busAddress = "unix:path=" + busSocket
+    busAddress = PrivateSystemBus.address(socket: busSocket)
     deviceSocket = root + "/vdev.sock"
     stateDir = root + "/state"
     guard busSocket.utf8.count < 100 else { throw FprintdWorldError.setup("\(root) is too long for a socket path") }
@@ -150,23 +151,7 @@ final class FprintdWorld: @unchecked Sendable {
   // MARK: Daemons
 
   private func startBus(timeout: Double) throws {
-    let config = """
-      <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-       "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-      <busconfig>
-        <type>system</type>
-        <listen>unix:path=\(busSocket)</listen>
-        <auth>EXTERNAL</auth>
-        <policy context="default">
-          <allow user="*"/>
-          <allow own="*"/>
-          <allow send_destination="*"/>
-          <allow receive_sender="*"/>
-          <allow eavesdrop="true"/>
-        </policy>
-      </busconfig>
-
-      """
+    let config = PrivateSystemBus.configuration(socket: busSocket)
     try config.write(toFile: root + "/bus.conf", atomically: true, encoding: .utf8)
     let daemon = try WorldProcess(
       name: "dbus-daemon", executable: Self.dbusDaemon,

@@ -1,5 +1,6 @@
 import Glibc
 import LocalAuthCore
+import LocalAuthTestSupport
 
 /// Prints a figure as one line starting with `RELIABILITY:`; `make test` collects them into build/reliability.md.
 func report(_ line: String) {
@@ -29,43 +30,9 @@ func exists(_ path: String) -> Bool {
   return lstat(path, &st) == 0
 }
 
-/// A root-owned 0700 temporary folder, removed when the value is released.
-final class TemporaryFolder {
-  /// The folder's path.
-  let path: String
-
-  init(_ label: String = "reliability") {
-    var template = Array("/tmp/localauth-\(label)-XXXXXX".utf8CString)
-    let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-    precondition(made != nil, "mkdtemp failed")
-    path = String(decoding: template.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    chmod(path, 0o700)
-  }
-
+extension TemporaryFolder {
   /// The state folder inside.
   var state: String { path + "/state" }
-
-  deinit { removeTree(path) }
-}
-
-/// Removes a tree without following symbolic links.
-func removeTree(_ path: String) {
-  var st = stat()
-  guard lstat(path, &st) == 0 else { return }
-  if (st.st_mode & S_IFMT) == S_IFDIR {
-    if let dir = opendir(path) {
-      var names: [String] = []
-      while let entry = readdir(dir) {
-        let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) }
-        if name != "." && name != ".." { names.append(name) }
-      }
-      closedir(dir)
-      for name in names { removeTree(path + "/" + name) }
-    }
-    rmdir(path)
-  } else {
-    unlink(path)
-  }
 }
 
 /// A snapshot of a tree (paths, types, owners, modes, contents), to prove that nothing changed.
