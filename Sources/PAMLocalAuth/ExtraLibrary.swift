@@ -70,7 +70,7 @@ enum ExtraLibrary {
         return .failure(Refusal(reason: "is missing (\(name))"))
       }
       guard FileKind(mode: mode_t(info.mode)) == (isFolder ? .directory : .regular) else {
-        return .failure(Refusal(reason: "is not a regular \(isFolder ? "folder" : "file") (\(name))"))
+        return .failure(Refusal(reason: "is not \(isFolder ? "a folder" : "a regular file") (\(name))"))
       }
       guard info.owner == trustedOwner || info.owner == module.owner else {
         return .failure(Refusal(reason: "is owned by uid \(info.owner), neither root nor the module's owner (\(name))"))
@@ -84,28 +84,17 @@ enum ExtraLibrary {
 }
 
 extension PAMEntry.Operation {
+  /// The operations in the order of their numbers on the library's entry point (1 is the first); append only.
+  static let numbered: [PAMEntry.Operation] = [
+    .authenticate, .setCredentials, .accountManagement, .changeAuthToken, .openSession, .closeSession,
+  ]
+
   /// The operation's number on the library's entry point.
-  var code: CInt {
-    switch self {
-    case .authenticate: 1
-    case .setCredentials: 2
-    case .accountManagement: 3
-    case .changeAuthToken: 4
-    case .openSession: 5
-    case .closeSession: 6
-    }
-  }
+  var code: CInt { CInt((Self.numbered.firstIndex(of: self) ?? -1) + 1) }
 
   /// The operation numbered `code`, or nil.
   init?(code: CInt) {
-    switch code {
-    case 1: self = .authenticate
-    case 2: self = .setCredentials
-    case 3: self = .accountManagement
-    case 4: self = .changeAuthToken
-    case 5: self = .openSession
-    case 6: self = .closeSession
-    default: return nil
-    }
+    guard code >= 1, Int(code) <= Self.numbered.count else { return nil }
+    self = Self.numbered[Int(code) - 1]
   }
 }

@@ -5,7 +5,7 @@ import LocalAuthCore
 /// Runs one PAM operation: decodes arguments, builds the dependencies, calls the core, maps the result.
 enum PAMEntry {
   /// The PAM service functions.
-  enum Operation: String {
+  enum Operation: String, CaseIterable {
     case authenticate = "authenticate"
     case setCredentials = "setcred"
     case accountManagement = "acct_mgmt"
