@@ -87,8 +87,10 @@ extension RemoteSessionTests {
     #expect(number != nil, "\(first.transcript)")
     // The next terminals: each must be asked for the finger again; one of them gets the same pts number (the
     // kernel gives the lowest free one), which is the red team's recycled terminal.
+    // Other suites run in parallel and take terminals too: before each try, wait (bounded) until the number is free.
     var recycled = false
-    for _ in 0..<5 where !recycled {
+    for _ in 0..<10 where !recycled {
+      if let number { Self.waitUntilFree(number, seconds: 10) }
       let next = try fixture.terminal(sudos: 1)
       #expect(next.stepsCompleted, "the window was reused by another terminal: \(next.transcript)")
       recycled = number != nil && Self.terminalName(next.transcript) == number
@@ -100,6 +102,13 @@ extension RemoteSessionTests {
     ])
     #expect(remote.stepsCompleted, "\(remote.transcript)")
     #expect(!remote.transcript.contains("Place your finger"), "\(remote.transcript)")
+  }
+
+  /// Waits until no terminal `path` ("/dev/pts/2") exists, or `seconds` have passed: the kernel gives a new
+  /// terminal the lowest free number, so a free number is the next one given unless another process takes it first.
+  static func waitUntilFree(_ path: String, seconds: Double) {
+    let deadline = Date().addingTimeInterval(seconds)
+    while access(path, F_OK) == 0, Date() < deadline { usleep(50_000) }
   }
 
   /// The terminal a driver's shell printed for `tty` ("/dev/pts/0").
