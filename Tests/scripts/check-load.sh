@@ -3,10 +3,11 @@
 # parts (pam_localauth/extra.so: only pam_localauth_extra_v1 exported, otherwise checked as the module) and the
 # setuid helper as built.
 #
-# The module: only pam_sm_* exported, -z nodelete, no run path, no C++ or Swift runtime library, libcrypt, libcrypto,
+# The module: only pam_sm_* exported, -z nodelete, no run path, no C++ or Swift runtime library, no libm (its own
+# ceil, floor and sqrt: Sources/PAMLocalAuth/link/rounding.c), libcrypt, libcrypto,
 # tpm2-tss and libsystemd opened on first use rather than linked, nothing from the Swift runtime in its symbols and
 # no signal handler; then dlopen(RTLD_NOW) with SWIFT_* variables set prints nothing and changes no signal
-# disposition (check-load.c, built into BUILD/check-load with $CLANG). The helper: libc and libm only, no Swift
+# disposition (check-load.c, built into BUILD/check-load with $CLANG). The helper: libc only, no Swift
 # runtime (it would read SWIFT_* variables), bound at start (-z now), no run path.
 # Both against the size budget in Tests/budget/sizes: "NAME: N bytes (budget M)", and over budget fails.
 set -eu
@@ -41,6 +42,7 @@ shape() {
   ! echo "$dynamic" | grep -Eq 'NEEDED.*(libstdc\+\+|libgcc_s|libswift|libdispatch|libFoundation)' || fail "$file needs a C++ or Swift runtime library"
   ! echo "$dynamic" | grep -Eq 'RUNPATH|RPATH' || fail "$file has a run path; libraries (and libcrypt's dlopen) must come from the system's"
   ! echo "$dynamic" | grep -q 'NEEDED.*libcrypt' || fail "$file links libcrypt or libcrypto; it should open them on first use (Sources/CCrypt, Sources/CLibCrypto)"
+  ! echo "$dynamic" | grep -q 'NEEDED.*libm\.so' || fail "$file needs libm, which maps 384 KiB more into every process that authenticates: give it its own copy of the function it calls (nm -D --undefined-only) in Sources/PAMLocalAuth/link/rounding.c"
   ! echo "$dynamic" | grep -Eq 'NEEDED.*(libtss2|libsystemd)' || fail "$file links tpm2-tss or libsystemd; it should open them on first use (Sources/CTPM, Sources/CDBus)"
   if nm -D --undefined-only "$file" | grep -Eq 'swift_|_swift|sigaction|signal'; then
     echo "$file refers to the Swift runtime or installs signal handlers:"; nm -D --undefined-only "$file" | grep -E 'swift|sigaction'; exit 1
@@ -49,16 +51,21 @@ shape() {
 shape "$module" '^pam_sm_'
 shape "$extra" '^pam_localauth_extra_v1$'
 ${CLANG:-clang} -O1 -Wall -o "$build/check-load" "$here/check-load.c" -ldl
+${CLANG:-clang} -O2 -fno-builtin -fno-math-errno -Wall -Dceil=own_ceil -Dfloor=own_floor -Dsqrt=own_sqrt \
+  -c "$here/../../Sources/PAMLocalAuth/link/rounding.c" -o "$build/check-rounding-own.o"
+${CLANG:-clang} -O1 -Wall -o "$build/check-rounding" "$here/check-rounding.c" "$build/check-rounding-own.o" -lm
+"$build/check-rounding"
 "$build/check-load" "$(readlink -f "$module")" "$(readlink -f "$extra")"
 echo "Exports: $(nm -D --defined-only "$module" | awk '$2 ~ /^[A-Z]$/ {print $3}' | tr '\n' ' ')"
+echo "Needs: $(readelf -d "$module" | sed -n 's/.*NEEDED.*\[\(.*\)\]/\1/p' | tr '\n' ' ')"
 budget "$module"
 echo "Library: exports $(nm -D --defined-only "$extra" | awk '$2 ~ /^[A-Z]$/ {print $3}' | tr '\n' ' ')"
 budget "$extra"
 
 needed=$(readelf -d "$helper" | sed -n 's/.*NEEDED.*\[\(.*\)\]/\1/p' | sort | tr '\n' ' ')
-[ "$needed" = "libc.so.6 libm.so.6 " ] || fail "$helper needs more than libc and libm: $needed"
+[ "$needed" = "libc.so.6 " ] || fail "$helper needs more than libc: $needed (libm's ceil, floor and sqrt are its own: Sources/PAMLocalAuth/link/rounding.c)"
 ! nm -D --undefined-only "$helper" | grep -Eq 'swift_|_swift' || fail "$helper refers to the Swift runtime"
 readelf -d "$helper" | grep -q 'FLAGS.*NOW' || fail "$helper is not linked with -z now"
 ! readelf -d "$helper" | grep -Eq 'RUNPATH|RPATH' || fail "$helper has a run path"
-echo "Helper: $(stat -c %s "$helper") bytes, libc and libm only, no Swift runtime, bound at start"
+echo "Helper: $(stat -c %s "$helper") bytes, libc only, no Swift runtime, bound at start"
 budget "$helper"
