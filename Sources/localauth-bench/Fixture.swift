@@ -1,15 +1,12 @@
 import LocalAuthCore
+import LocalAuthTestSupport
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// Why the benchmark could not set up; setup problems are reported, never turned into a failed build.
-struct SetupError: Error, CustomStringConvertible {
-  /// What went wrong, one sentence.
-  let description: String
-  init(_ description: String) { self.description = description }
-}
+typealias SetupError = TestSetupError
 
 /// The benchmark's files: the built artefacts it measures and a scratch folder it owns.
 struct BenchPaths {
@@ -26,7 +23,7 @@ struct BenchPaths {
   /// The scratch folder, removed and recreated on every run.
   var work: String { build + "/bench-work" }
   /// The service files, for both pam_wrapper and pam_start_confdir.
-  var confdir: String { work + "/pam.d" }
+  var services: PAMServiceFolder { PAMServiceFolder(work + "/pam.d") }
   /// An empty configuration file, so that /etc/security/localauth.conf does not sway the figures.
   var conf: String { work + "/localauth.conf" }
   /// The log of setup commands and failed runs.
@@ -41,9 +38,7 @@ struct BenchPaths {
     var buffer = [CChar](repeating: 0, count: Int(PATH_MAX))
     guard realpath(build, &buffer) != nil else { throw SetupError("The build folder \(build) does not exist; run make module tools.") }
     self.build = String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    let candidates = ["/lib/x86_64-linux-gnu/security", "/usr/lib/x86_64-linux-gnu/security", "/lib/aarch64-linux-gnu/security",
-      "/usr/lib/aarch64-linux-gnu/security", "/lib/security", "/usr/lib/security", "/lib64/security"]
-    guard let dir = candidates.first(where: { access($0 + "/pam_permit.so", R_OK) == 0 }) else {
+    guard let dir = PAMServiceFolder.systemModuleFolder else {
       throw SetupError("pam_permit.so was not found in the usual PAM module folders.")
     }
     securityDir = dir
@@ -62,11 +57,10 @@ struct BenchPaths {
   /// Recreates the scratch folder with its service folder and empty configuration file.
   func resetWork() throws {
     removeWork()
-    guard mkdir(work, 0o700) == 0, mkdir(confdir, 0o755) == 0 else { throw SetupError("Cannot create \(work).") }
+    guard mkdir(work, 0o700) == 0 else { throw SetupError("Cannot create \(work).") }
+    try PAMServiceFolder.create(services.path).writeDenyingOther()
     if let memoryWork, mkdir(memoryWork, 0o700) != 0 { throw SetupError("Cannot create \(memoryWork).") }
     try writeFile(conf, "# Empty: the benchmark passes every option as a module argument.\n", mode: 0o644)
-    // libpam always parses "other" for default handlers, as it does /etc/pam.d/other on a real system.
-    try writeFile(confdir + "/other", "auth required \(securityDir)/pam_deny.so\naccount required \(securityDir)/pam_deny.so\n", mode: 0o644)
   }
 
   /// Removes the scratch folders.
@@ -82,31 +76,18 @@ struct BenchPaths {
   /// pamtester answers through pipes, with no terminal: each pam_localauth line names its own service in
   /// `gui_services=` (docs/RULES.md, "Intent"), so the finger is asked and the check's reads are still made.
   func writeStack(_ name: String, _ lines: [String]) throws {
-    let marked = lines.map { $0.contains(module) ? $0 + " gui_services=" + name : $0 }
-    let text = marked.map { "auth " + $0 + "\n" }.joined() + "account required " + securityDir + "/pam_permit.so\n"
-    try writeFile(confdir + "/" + name, text, mode: 0o644)
+    let marked = lines.map { "auth " + $0 + ($0.contains(module) ? " gui_services=" + name : "") }
+    try services.write(name, lines: marked + ["account required " + securityDir + "/pam_permit.so"])
   }
 
   /// The environment that makes pamtester read our service files through pam_wrapper.
   var wrapperEnvironment: [String] {
-    Spawn.baseEnvironment + ["LD_PRELOAD=libpam_wrapper.so", "PAM_WRAPPER=1", "PAM_WRAPPER_SERVICE_DIR=" + confdir]
+    Spawn.baseEnvironment + services.wrapperAssignments
   }
 }
 
 /// Writes a file (replacing it) with `mode`.
-func writeFile(_ path: String, _ text: String, mode: mode_t = 0o600) throws {
-  let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
-  guard fd >= 0 else { throw SetupError("Cannot write \(path): \(errnoDescription(errno)).") }
-  defer { close(fd) }
-  let bytes = Array(text.utf8)
-  var done = 0
-  while done < bytes.count {
-    let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + done, $0.count - done) }
-    guard n > 0 else { throw SetupError("Cannot write \(path): \(errnoDescription(errno)).") }
-    done += n
-  }
-  fchmod(fd, mode)
-}
+func writeFile(_ path: String, _ text: String, mode: mode_t = 0o600) throws { try TextFile.write(path, text, mode: mode) }
 
 /// Drops a file's pages from the page cache (after `sync`), so that the next mapping reads it in afresh.
 func dropFromPageCache(_ path: String) {
@@ -117,18 +98,7 @@ func dropFromPageCache(_ path: String) {
 }
 
 /// Reads a small text file; nil when it cannot be read.
-func readText(_ path: String) -> String? {
-  guard let file = fopen(path, "r") else { return nil }
-  defer { fclose(file) }
-  var bytes: [UInt8] = []
-  var chunk = [UInt8](repeating: 0, count: 65536)
-  while true {
-    let n = fread(&chunk, 1, chunk.count, file)
-    if n <= 0 { break }
-    bytes += chunk[0..<n]
-  }
-  return String(decoding: bytes, as: UTF8.self)
-}
+func readText(_ path: String) -> String? { TextFile.read(path) }
 
 /// The benchmark's system user: created with useradd, given a yescrypt password with chpasswd, removed at the end.
 struct BenchUser {

@@ -1,4 +1,5 @@
 import LocalAuthCore
+import LocalAuthTestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -31,9 +32,10 @@ struct HelperBench {
     }
     Spawn.setup(["/bin/rm", "-rf", folder])
     defer { Spawn.setup(["/bin/rm", "-rf", folder]) }
-    for (path, mode) in [(folder, mode_t(0o755)), (folder + "/pam.d", 0o755), (folder + "/pam_localauth", 0o755)] {
-      guard mkdir(path, mode) == 0 else { throw SetupError("Cannot create \(path).") }
+    for path in [folder, folder + "/pam_localauth"] {
+      guard mkdir(path, 0o755) == 0 else { throw SetupError("Cannot create \(path).") }
     }
+    let services = try PAMServiceFolder.create(folder + "/pam.d")
     let helper = folder + "/localauth-helper"
     let module = folder + "/pam_localauth.so"
     let bench = folder + "/localauth-bench"
@@ -51,14 +53,10 @@ struct HelperBench {
     try writeFile(secret, passcode + "\n", mode: 0o644)
     // The module reads its arguments' conf= as the user: an empty one the user can read.
     try writeFile(folder + "/empty.conf", "# Empty: the helper reads only /etc/security/localauth.conf.\n", mode: 0o644)
-    try writeFile(folder + "/pam.d/other", "auth required \(paths.securityDir)/pam_deny.so\n", mode: 0o644)
-    try writeFile(
-      folder + "/pam.d/wh-helper",
-      "auth required \(module) conf=\(folder)/empty.conf helper=\(helper)\naccount required \(paths.securityDir)/pam_permit.so\n",
-      mode: 0o644)
-    try writeFile(
-      folder + "/pam.d/wh-unix",
-      "auth required \(paths.securityDir)/pam_unix.so\naccount required \(paths.securityDir)/pam_permit.so\n", mode: 0o644)
+    try services.writeDenyingOther()
+    let permit = "account required \(paths.securityDir)/pam_permit.so"
+    try services.write("wh-helper", lines: ["auth required \(module) conf=\(folder)/empty.conf helper=\(helper)", permit])
+    try services.write("wh-unix", lines: ["auth required \(paths.securityDir)/pam_unix.so", permit])
     let output = folder + "/rounds.out"
     let script = "mount --bind \"$0\" /etc/security && uid=\"$1\" && shift && exec \"$@\""
     let loop = [
@@ -67,9 +65,7 @@ struct HelperBench {
       bench, "--unprivileged-loop", String(counts.passcodePairs), "2", secret, pamtester, user.name,
       "wh-helper", "wh-unix",
     ]
-    let environment = Spawn.baseEnvironment + [
-      "LD_PRELOAD=libpam_wrapper.so", "PAM_WRAPPER=1", "PAM_WRAPPER_SERVICE_DIR=" + folder + "/pam.d",
-    ]
+    let environment = Spawn.baseEnvironment + services.wrapperAssignments
     let finished = Spawn.run(loop, environment: environment, logPath: output)
     let lines = (readText(output) ?? "").split(separator: "\n")
     let samples = PairedSamples(roundLines: lines)

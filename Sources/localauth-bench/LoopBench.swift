@@ -22,7 +22,7 @@ struct LoopBench {
     try paths.writeService("ip-permit", paths.securityDir + "/pam_permit.so")
     try paths.writeService("ip-reuse", common + " reuse_duration=300 timeout=1")
     try paths.writeService("ip-touch", common + " timeout=1")
-    let driver = PAMDriver(confdir: paths.confdir, user: user.name, secret: passcode)
+    let driver = PAMDriver(confdir: paths.services.path, user: user.name, secret: passcode)
 
     // Setup: the passcode once (reboot rule), then one real match that opens the reuse window.
     let first = driver.cycle(service: "ip-touch")

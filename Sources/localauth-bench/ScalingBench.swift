@@ -35,7 +35,7 @@ struct ScalingBench {
       ("k1", "1,000 users in the state folder", .touchID, ["right-index"], 999),
       ("crowd", "\(grouped(Int64(counts.crowd))) users in the state folder", .touchID, ["right-index"], counts.crowd - 1),
     ]
-    let driver = PAMDriver(confdir: paths.confdir, user: user.name, secret: passcode)
+    let driver = PAMDriver(confdir: paths.services.path, user: user.name, secret: passcode)
     var cases: [Case] = []
     var populateSeconds = 0.0
     for (key, label, modality, items, others) in setups {

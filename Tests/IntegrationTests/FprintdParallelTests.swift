@@ -1,4 +1,5 @@
 import Foundation
+import LocalAuthTestSupport
 import Testing
 
 extension RealPAM {
@@ -12,10 +13,7 @@ extension RealPAM {
     /// Runs pamtester for the sandbox user on a pseudo-terminal through the driver's `steps`.
     static func drive(_ f: FprintdTests.Fixture, _ steps: [String]) throws -> LoginSuTests.DriveResult {
       let driver = LoginSuEnvironment.repositoryRoot.appendingPathComponent("Tests/scripts/e2e-ptydrive.py").path
-      let environment = [
-        "LD_PRELOAD": "libpam_wrapper.so", "PAM_WRAPPER": "1", "PAM_WRAPPER_SERVICE_DIR": f.sandbox.serviceDir,
-        "DBUS_SYSTEM_BUS_ADDRESS": f.world.busAddress,
-      ]
+      let environment = f.sandbox.services.wrapperEnvironment(["DBUS_SYSTEM_BUS_ADDRESS": f.world.busAddress])
       let arguments = [driver, "--timeout", "15"] + steps + ["--", Artifacts.pamtester, f.sandbox.service, f.sandbox.user, "authenticate"]
       let run = try Run.program(LoginSuEnvironment.python, arguments, environment: environment, timeout: 60)
       return LoginSuTests.DriveResult(run.stdout)

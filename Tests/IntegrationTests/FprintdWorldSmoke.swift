@@ -1,4 +1,5 @@
 import Foundation
+import LocalAuthTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -21,24 +22,19 @@ struct FprintdWorldSmoke {
     let service = "fprintd-test"
 
     init() throws {
-      var template = Array("/tmp/localauth-fp.XXXXXX".utf8CString)
-      guard let made = mkdtemp(&template) else { throw FprintdWorldError.setup("mkdtemp failed") }
-      folder = String(cString: made)
-      chmod(folder, 0o755)
+      folder = try TemporaryFolder.make("/tmp/localauth-fp.XXXXXX", mode: 0o755)
       var rng = SystemRandomNumberGenerator()
       user = "latfp" + String(rng.next() as UInt32, radix: 16)
       serviceDir = folder + "/pam.d"
       do {
-        try FileManager.default.createDirectory(atPath: serviceDir, withIntermediateDirectories: true)
-        try "auth required pam_fprintd.so max-tries=2 timeout=10\n".write(
-          toFile: serviceDir + "/" + service, atomically: true, encoding: .utf8)
-        try "auth required pam_deny.so\naccount required pam_deny.so\n".write(
-          toFile: serviceDir + "/other", atomically: true, encoding: .utf8)
+        let services = try PAMServiceFolder.create(serviceDir)
+        try services.write(service, lines: ["auth required pam_fprintd.so max-tries=2 timeout=10"])
+        try services.writeDenyingOther()
         try Users.add(user)
         world = try FprintdWorld(root: folder + "/fprintd")
       } catch {
         Users.remove(user)
-        try? FileManager.default.removeItem(atPath: folder)
+        TemporaryFolder.remove(folder)
         throw error
       }
     }
@@ -49,7 +45,7 @@ struct FprintdWorldSmoke {
       world.stop()
       #expect(pids.allSatisfy { !ProcessTree.alive($0) }, "a daemon outlived stop(): \(pids)")
       Users.remove(user)
-      try? FileManager.default.removeItem(atPath: folder)
+      TemporaryFolder.remove(folder)
     }
 
     func authenticate(feeding commands: [String]) throws -> (run: PamtesterRun, feeder: Feeder, seconds: Double) {

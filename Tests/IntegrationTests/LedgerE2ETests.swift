@@ -1,4 +1,5 @@
 import Foundation
+import LocalAuthTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -19,10 +20,8 @@ extension RemoteSessionTests {
 
   @Test("issue 27 (8): no ledger anywhere, su in a tmux server an SSH login left behind asks the passcode, never the finger")
   func noLedgerLeftoverGetsPasscode() throws {
-    var template = Array("/tmp/localauth-e2e-devlog.XXXXXX".utf8CString)
-    guard let made = mkdtemp(&template) else { throw LoginSuTests.SetupError.command("mkdtemp", errno, "") }
-    let devFolder = String(cString: made)
-    defer { try? FileManager.default.removeItem(atPath: devFolder) }
+    let devFolder = try TemporaryFolder.make("/tmp/localauth-e2e-devlog.XXXXXX")
+    defer { TemporaryFolder.remove(devFolder) }
     let devLog = try SyslogSocket(folder: devFolder + "/dev")
     let fixture = try Fixture(ledger: false, devLog: devLog)
     defer { fixture.tearDown() }

@@ -1,5 +1,6 @@
 import Foundation
 import LocalAuthCore
+import LocalAuthTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -81,12 +82,10 @@ extension LockHostageTests {
 
     /// `hashCost` is the yescrypt cost of the passcode and of every check (11, the largest, takes seconds).
     init(hashCost: Int = 11) throws {
-      var template = Array("/tmp/localauth-lh.XXXXXX".utf8CString)
-      guard let made = mkdtemp(&template) else { throw LoginSuTests.SetupError.command("mkdtemp", errno, "") }
-      folder = String(cString: made)
+      folder = try TemporaryFolder.make("/tmp/localauth-lh.XXXXXX")
       original = try Data(contentsOf: URL(fileURLWithPath: "/etc/pam.d/su"))
       do { usersLock = try SharedTestUsers.lock("localauth-lh-users") } catch {
-        try? FileManager.default.removeItem(atPath: folder)
+        TemporaryFolder.remove(folder)
         throw error
       }
       do {
@@ -126,7 +125,7 @@ extension LockHostageTests {
       createdUsers = []
       if usersLock >= 0 { close(usersLock) }
       usersLock = -1
-      try? FileManager.default.removeItem(atPath: folder)
+      TemporaryFolder.remove(folder)
       if (try? Data(contentsOf: URL(fileURLWithPath: "/etc/pam.d/su"))) != original {
         Issue.record("/etc/pam.d/su changed although the stack was only bound in a private namespace.")
       }

@@ -1,4 +1,5 @@
 import Foundation
+import LocalAuthTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -230,14 +231,12 @@ extension LoginSuTests {
     /// `keyringLine: false` drops the shipped `-auth optional pam_gnome_keyring.so` line (ShippedStackTests).
     init(program: Program, passcodeFirst: Bool, variant: Variant = .passcodeFallback, keyringLine: Bool = true) throws {
       self.program = program
-      var template = Array("/tmp/localauth-e2e.XXXXXX".utf8CString)
-      guard let made = mkdtemp(&template) else { throw SetupError.command("mkdtemp", errno, "") }
-      folder = String(cString: made)
+      folder = try TemporaryFolder.make("/tmp/localauth-e2e.XXXXXX")
       original = try Data(contentsOf: URL(fileURLWithPath: program.systemFile))
       // LoginSuTests, TouchDeliveryTests and ShippedStackTests share these users and run in parallel with each
       // other: one fixture at a time holds them.
       do { usersLock = try SharedTestUsers.lock() } catch {
-        try? FileManager.default.removeItem(atPath: folder)
+        TemporaryFolder.remove(folder)
         throw error
       }
       do {
@@ -339,7 +338,7 @@ extension LoginSuTests {
       createdUsers = []
       if usersLock >= 0 { close(usersLock) }
       usersLock = -1
-      try? FileManager.default.removeItem(atPath: folder)
+      TemporaryFolder.remove(folder)
       let now = try? Data(contentsOf: URL(fileURLWithPath: program.systemFile))
       if now != original {
         try? original.write(to: URL(fileURLWithPath: program.systemFile))

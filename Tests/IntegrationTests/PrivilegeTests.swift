@@ -36,10 +36,7 @@ extension RealPAM {
         let run = PamtesterRun(
           run: try asUser(
             s, Artifacts.pamtester, [s.service, s.user, "authenticate"],
-            environment: [
-              "LD_PRELOAD": "libpam_wrapper.so", "PAM_WRAPPER": "1", "PAM_WRAPPER_SERVICE_DIR": s.serviceDir,
-              "PAM_WRAPPER_DEBUGLEVEL": "2",
-            ]))
+            environment: s.pamtesterEnvironment()))
         #expect(run.verdict == PAMText.verdict("PAM_AUTHINFO_UNAVAIL"))
         #expect(
           run.syslog.contains {

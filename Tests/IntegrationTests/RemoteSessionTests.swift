@@ -1,4 +1,5 @@
 import Foundation
+import LocalAuthTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -132,13 +133,10 @@ extension RemoteSessionTests {
     /// `devLog` is put over /dev in sshd's namespace (with the terminals), so what its sessions log reaches the test.
     init(reuse: Int = 0, ledger: Bool = true, devLog: SyslogSocket? = nil) throws {
       self.devLog = devLog
-      var template = Array("/tmp/localauth-e2e-ssh.XXXXXX".utf8CString)
-      guard let made = mkdtemp(&template) else { throw LoginSuTests.SetupError.command("mkdtemp", errno, "") }
-      folder = String(cString: made)
+      // sshd reads the authorized keys as the user, and the users run the marker script from here.
+      folder = try TemporaryFolder.make("/tmp/localauth-e2e-ssh.XXXXXX", mode: 0o755)
       do {
         let manager = FileManager.default
-        // sshd reads the authorized keys as the user, and the users run the marker script from here.
-        try manager.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder)
         try manager.createDirectory(atPath: state, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
         try FixedWorld.write(stateDir: state, owner: RemoteSessionTests.userName, impostors: ["someone-else"])
         try manager.createDirectory(atPath: sudoers, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o750])
@@ -219,7 +217,7 @@ extension RemoteSessionTests {
         for record in ["/run/sudo/ts/", "/var/lib/sudo/lectured/"] { unlink(record + user) }
       }
       createdUsers = []
-      try? FileManager.default.removeItem(atPath: folder)
+      TemporaryFolder.remove(folder)
     }
 
     /// Generates the keys and the configuration, and starts sshd in its namespace; returns once it listens.

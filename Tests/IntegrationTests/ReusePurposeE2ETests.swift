@@ -1,4 +1,5 @@
 import Foundation
+import LocalAuthTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -24,14 +25,11 @@ struct ReusePurposeE2ETests {
 
     init(reuse: Int) throws {
       sudo = try SudoTests.Fixture(passcodeFirst: false)
-      var template = Array("/tmp/localauth-e2e-reuse.XXXXXX".utf8CString)
-      guard let made = mkdtemp(&template) else {
+      do { folder = try TemporaryFolder.make("/tmp/localauth-e2e-reuse.XXXXXX", mode: 0o755) } catch {
         sudo.tearDown()
-        throw LoginSuTests.SetupError.command("mkdtemp", errno, "")
+        throw error
       }
-      folder = String(cString: made)
       do {
-        chmod(folder, 0o755)
         let rules = "reuse_duration = \(reuse)\n"
         let conf = sudo.folder + "/localauth.conf"
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: conf))
@@ -52,7 +50,7 @@ struct ReusePurposeE2ETests {
 
     func tearDown() {
       sudo.tearDown()
-      try? FileManager.default.removeItem(atPath: folder)
+      TemporaryFolder.remove(folder)
     }
 
     /// la-app's evaluation as a shell command line: POLICY, a reuse of 300 seconds, and `nointeraction`.

@@ -1,4 +1,5 @@
 import Foundation
+import LocalAuthTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -45,12 +46,12 @@ extension RealPAM {
         #expect(mkdir(runtime, 0o700) == 0)
         try "runtime_dir=\(runtime)\n".write(toFile: sandbox.configFile, atomically: true, encoding: .utf8)
         try sandbox.writeService([sandbox.moduleLine(["timeout=10"])])
-        let (service, user, serviceDir) = (sandbox.service, sandbox.user, sandbox.serviceDir)
+        let (service, user, environment) = (sandbox.service, sandbox.user, sandbox.services.wrapperEnvironment())
         let pam = Background {
           PamtesterRun(
             run: try Run.program(
               Artifacts.pamtester, [service, user, "authenticate"], stdin: "",
-              environment: ["LD_PRELOAD": "libpam_wrapper.so", "PAM_WRAPPER": "1", "PAM_WRAPPER_SERVICE_DIR": serviceDir]))
+              environment: environment))
         }
 
         // localauthctl finds the prompt through --runtime-dir, and through the configuration's runtime_dir=.

@@ -1,4 +1,5 @@
 import Foundation
+import LocalAuthTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -146,13 +147,11 @@ extension SudoTests {
     /// Sets up the folder, the user and the stack. `passcodeFirst: false` turns the rules that ask the
     /// passcode before biometry (restart, enrollment change, idle, age) off through `conf=`.
     init(passcodeFirst: Bool, variant: LoginSuTests.Variant = .passcodeFallback) throws {
-      var template = Array("/tmp/localauth-e2e-sudo.XXXXXX".utf8CString)
-      guard let made = mkdtemp(&template) else { throw LoginSuTests.SetupError.command("mkdtemp", errno, "") }
-      folder = String(cString: made)
+      folder = try TemporaryFolder.make("/tmp/localauth-e2e-sudo.XXXXXX")
       originalStack = try Data(contentsOf: URL(fileURLWithPath: SudoTests.pamFile))
       originalSudoers = try FileManager.default.contentsOfDirectory(atPath: SudoTests.sudoersFolder).sorted()
       do { usersLock = try SharedTestUsers.lock("localauth-sudo-users") } catch {
-        try? FileManager.default.removeItem(atPath: folder)
+        TemporaryFolder.remove(folder)
         throw error
       }
       do {
@@ -240,7 +239,7 @@ extension SudoTests {
       }
       if usersLock >= 0 { close(usersLock) }
       usersLock = -1
-      try? FileManager.default.removeItem(atPath: folder)
+      TemporaryFolder.remove(folder)
       let stackNow = try? Data(contentsOf: URL(fileURLWithPath: SudoTests.pamFile))
       if stackNow != originalStack {
         try? originalStack.write(to: URL(fileURLWithPath: SudoTests.pamFile))

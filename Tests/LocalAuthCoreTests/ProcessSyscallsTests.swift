@@ -1,4 +1,5 @@
 import Glibc
+import LocalAuthTestSupport
 import Testing
 
 @testable import LocalAuthCore
@@ -37,13 +38,10 @@ struct ProcessSyscallsTests {
   }
 
   @Test(.enabled(if: getuid() == 0, "the file must be root's")) func theHelperMustBeARootOwnedSetUserIDRegularFileNobodyElseWrites() throws {
-    var template = Array("/tmp/localauth-process-XXXXXX".utf8CString)
-    let folder = String(cString: try #require(mkdtemp(&template)))
+    let temporary = TemporaryFolder("process")
+    defer { withExtendedLifetime(temporary) {} }
+    let folder = temporary.path
     let path = folder + "/helper"
-    defer {
-      unlink(path)
-      rmdir(folder)
-    }
     #expect(HelperProcess.installationProblem(path) == "it does not exist")
     #expect(HelperProcess.installationProblem(folder) == "it is not a regular file")
     let fd = open(path, O_WRONLY | O_CREAT, 0o755)

@@ -2,12 +2,6 @@
 import Glibc
 #endif
 
-/// Why a temporary folder could not be made.
-package struct TemporaryFolderError: Error, CustomStringConvertible {
-  /// One sentence naming the folder and the C library's reason.
-  package let description: String
-}
-
 /// A temporary folder for test worlds and benchmarks, removed with all it holds when the value is released: made with
 /// mkdtemp (so only its maker can guess the name) and removed without following links, without Foundation (the
 /// benchmark does not link it). The static functions serve worlds that keep the path themselves.
@@ -24,16 +18,16 @@ package final class TemporaryFolder {
 
   /// Makes a fresh folder from `template` (its last six characters `XXXXXX`), with `mode` (mkdtemp's is 0700);
   /// returns its path.
-  package static func make(_ template: String, mode: mode_t = 0o700) throws(TemporaryFolderError) -> String {
+  package static func make(_ template: String, mode: mode_t = 0o700) throws(TestSetupError) -> String {
     var name = Array(template.utf8CString)
     guard let made = mkdtemp(&name) else {
-      throw TemporaryFolderError(description: "Cannot create a temporary folder from \(template): \(reason(errno)).")
+      throw TestSetupError("Cannot create a temporary folder from \(template): \(reason(errno)).")
     }
     let path = String(cString: made)
     if mode != 0o700, chmod(path, mode) != 0 {
       let error = errno
       remove(path)
-      throw TemporaryFolderError(description: "Cannot set the mode of \(path): \(reason(error)).")
+      throw TestSetupError("Cannot set the mode of \(path): \(reason(error)).")
     }
     return path
   }

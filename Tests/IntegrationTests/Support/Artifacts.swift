@@ -1,4 +1,5 @@
 import Foundation
+import LocalAuthTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -34,8 +35,7 @@ enum Artifacts {
   /// True when pamtester and pam_wrapper are installed as well.
   static let pamtesterAvailable: Bool =
     available && FileManager.default.isExecutableFile(atPath: pamtester)
-    && ["/usr/lib/x86_64-linux-gnu/libpam_wrapper.so", "/usr/lib/aarch64-linux-gnu/libpam_wrapper.so", "/usr/lib/libpam_wrapper.so"]
-      .contains(where: FileManager.default.fileExists(atPath:))
+    && PAMServiceFolder.wrapperInstalled
 
   /// Why the tests are skipped.
   static let skipMessage: Comment =

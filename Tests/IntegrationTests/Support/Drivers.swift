@@ -67,10 +67,7 @@ extension Sandbox {
   func pamtester(
     _ operations: [String] = ["authenticate"], user: String? = nil, stdin: String? = nil, options: [String] = []
   ) throws -> PamtesterRun {
-    let environment = [
-      "LD_PRELOAD": "libpam_wrapper.so", "PAM_WRAPPER": "1", "PAM_WRAPPER_SERVICE_DIR": serviceDir,
-      "PAM_WRAPPER_DEBUGLEVEL": "2",
-    ]
+    let environment = pamtesterEnvironment()
     let run = try presentingTouches {
       try Run.program(
         Artifacts.pamtester, options + [service, user ?? self.user] + operations, stdin: stdin ?? "", environment: environment)

@@ -1,4 +1,5 @@
 import Foundation
+import LocalAuthTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -129,10 +130,8 @@ extension FprintdWorld {
     service: String, user: String, serviceDir: String, stdin: String = "", operations: [String] = ["authenticate"],
     environment: [String: String] = [:], timeout: Double = 60
   ) throws -> PamtesterRun {
-    let base = [
-      "LD_PRELOAD": "libpam_wrapper.so", "PAM_WRAPPER": "1", "PAM_WRAPPER_SERVICE_DIR": serviceDir,
-      "PAM_WRAPPER_DEBUGLEVEL": "2", "DBUS_SYSTEM_BUS_ADDRESS": busAddress,
-    ]
+    let base = PAMServiceFolder(serviceDir).wrapperEnvironment(
+      ["PAM_WRAPPER_DEBUGLEVEL": "2", "DBUS_SYSTEM_BUS_ADDRESS": busAddress])
     let run = try Run.program(
       Artifacts.pamtester, [service, user] + operations, stdin: stdin, environment: base.merging(environment) { $1 },
       timeout: timeout)

@@ -100,8 +100,7 @@ final class FprintdWorld: @unchecked Sendable {
   /// True when pamtester, pam_wrapper and pam_fprintd are installed as well (for runs through pam_fprintd).
   static var pamtesterAvailable: Bool {
     available && pamFprintd != nil && FileManager.default.isExecutableFile(atPath: Artifacts.pamtester)
-      && ["/usr/lib/x86_64-linux-gnu/libpam_wrapper.so", "/usr/lib/aarch64-linux-gnu/libpam_wrapper.so", "/usr/lib/libpam_wrapper.so"]
-        .contains(where: FileManager.default.fileExists(atPath:))
+      && PAMServiceFolder.wrapperInstalled
   }
 
   /// Starts the bus, the polkit mock and fprintd in `root` (a folder the caller owns and removes), each waited

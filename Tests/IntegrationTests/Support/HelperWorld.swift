@@ -77,10 +77,7 @@ struct HelperWorld {
   func pamtester(
     user: String? = nil, stdin: String = "", options: [String] = [], _ operations: [String] = ["authenticate"]
   ) throws -> PamtesterRun {
-    let environment = [
-      "LD_PRELOAD": "libpam_wrapper.so", "PAM_WRAPPER": "1", "PAM_WRAPPER_SERVICE_DIR": sandbox.serviceDir,
-      "PAM_WRAPPER_DEBUGLEVEL": "2",
-    ]
+    let environment = sandbox.pamtesterEnvironment()
     return PamtesterRun(
       run: try asUser(
         Artifacts.pamtester, options + [sandbox.service, user ?? sandbox.user] + operations, stdin: stdin,

@@ -132,10 +132,7 @@ final class KeyringWorld {
   func pamtester(
     service: String, _ operations: [String] = ["authenticate"], stdin: String = "", options: [String] = []
   ) throws -> PamtesterRun {
-    let environment = [
-      "LD_PRELOAD": "libpam_wrapper.so", "PAM_WRAPPER": "1", "PAM_WRAPPER_SERVICE_DIR": sandbox.serviceDir,
-      "PAM_WRAPPER_DEBUGLEVEL": "2", "XDG_RUNTIME_DIR": runtimeDir,
-    ]
+    let environment = sandbox.pamtesterEnvironment(["XDG_RUNTIME_DIR": runtimeDir])
     let run = try sandbox.presentingTouches {
       try Run.program(Artifacts.pamtester, options + [service, user] + operations, stdin: stdin, environment: environment)
     }

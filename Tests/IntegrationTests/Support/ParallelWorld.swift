@@ -1,4 +1,5 @@
 import Foundation
+import LocalAuthTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -34,9 +35,7 @@ final class ParallelWorld {
   /// Sets up the folder, the users and the stack; the rules that ask the passcode before biometry are off.
   init(_ program: Program) throws {
     self.program = program
-    var template = Array("/tmp/localauth-par.XXXXXX".utf8CString)
-    guard let made = mkdtemp(&template) else { throw LoginSuTests.SetupError.command("mkdtemp", errno, "") }
-    folder = String(cString: made)
+    folder = try TemporaryFolder.make("/tmp/localauth-par.XXXXXX")
     do {
       let manager = FileManager.default
       try manager.createDirectory(atPath: state, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
@@ -115,7 +114,7 @@ final class ParallelWorld {
       for record in ["/run/sudo/ts/", "/var/lib/sudo/lectured/"] { unlink(record + user) }
     }
     createdUsers = []
-    try? FileManager.default.removeItem(atPath: folder)
+    TemporaryFolder.remove(folder)
   }
 
   private func addUser(_ name: String) throws {

@@ -54,10 +54,7 @@ extension HelperWorld {
 
   /// pamtester as the test user in a root-held pty, through pam_wrapper on the sandbox's service folder.
   func pamtesterInTerminal(options: [String] = [], _ operations: [String] = ["authenticate"]) throws -> PamtesterRun {
-    let environment = [
-      "LD_PRELOAD": "libpam_wrapper.so", "PAM_WRAPPER": "1", "PAM_WRAPPER_SERVICE_DIR": sandbox.serviceDir,
-      "PAM_WRAPPER_DEBUGLEVEL": "2",
-    ]
+    let environment = sandbox.pamtesterEnvironment()
     return PamtesterRun(
       run: try inRootTerminal(
         Artifacts.pamtester, options + [sandbox.service, sandbox.user] + operations, environment: environment))

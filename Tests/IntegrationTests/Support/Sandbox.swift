@@ -1,5 +1,6 @@
 import Foundation
 import LocalAuthCore
+import LocalAuthTestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -14,7 +15,9 @@ final class Sandbox {
   /// The state folder (root, 0700).
   let stateDir: String
   /// The folder holding service files.
-  let serviceDir: String
+  let services: PAMServiceFolder
+  /// The service folder's path.
+  var serviceDir: String { services.path }
   /// The explicit, empty configuration file passed as `conf=`.
   let configFile: String
   /// The test user's name.
@@ -23,28 +26,27 @@ final class Sandbox {
   let service = "localauth-test"
 
   init() throws {
-    var template = Array("/tmp/localauth-it.XXXXXX".utf8CString)
-    guard let made = mkdtemp(&template) else { throw SandboxError.setup("mkdtemp failed") }
-    root = String(cString: made)
-    chmod(root, 0o755)
+    root = try TemporaryFolder.make("/tmp/localauth-it.XXXXXX", mode: 0o755)
     stateDir = root + "/state"
-    serviceDir = root + "/pam.d"
     configFile = root + "/localauth.conf"
-    guard mkdir(stateDir, 0o700) == 0, mkdir(serviceDir, 0o755) == 0 else { throw SandboxError.setup("mkdir failed") }
-    guard FileManager.default.createFile(atPath: configFile, contents: Data("# empty: defaults only\n".utf8)) else {
-      throw SandboxError.setup("cannot write \(configFile)")
-    }
-    chmod(configFile, 0o644)
     var rng = SystemRandomNumberGenerator()
     user = "lat" + String(rng.next() as UInt32, radix: 16)
-    try FixedWorld.write(stateDir: stateDir, owner: user, impostors: ["intruder"])
-    try Users.add(user)
+    do {
+      guard mkdir(stateDir, 0o700) == 0 else { throw SandboxError.setup("Cannot create \(stateDir).") }
+      services = try PAMServiceFolder.create(root + "/pam.d")
+      try TextFile.write(configFile, "# empty: defaults only\n", mode: 0o644)
+      try FixedWorld.write(stateDir: stateDir, owner: user, impostors: ["intruder"])
+      try Users.add(user)
+    } catch {
+      TemporaryFolder.remove(root)
+      throw error
+    }
   }
 
   /// Removes the user and the folder.
   func close() {
     Users.remove(user)
-    try? FileManager.default.removeItem(atPath: root)
+    TemporaryFolder.remove(root)
   }
 
   /// The test user's uid.
@@ -68,13 +70,17 @@ final class Sandbox {
   /// `gui_services=`; in a file of another name it names that service too, so that the scripted conversation is that
   /// service's UI as well.
   func writeService(_ lines: [String], name: String? = nil) throws {
-    let path = serviceDir + "/" + (name ?? service)
-    var text = lines.joined(separator: "\n") + "\n"
-    if let name, name != service {
-      text = text.replacingOccurrences(of: " gui_services=" + service + " ", with: " gui_services=\(service),\(name) ")
-      text = text.replacingOccurrences(of: " gui_services=" + service + "\n", with: " gui_services=\(service),\(name)\n")
-    }
-    try text.write(toFile: path, atomically: true, encoding: .utf8)
+    guard let name, name != service else { return try services.write(service, lines: lines) }
+    let mark = " gui_services=" + service
+    try services.write(name, lines: lines.map { line in
+      line.hasSuffix(mark) ? line + "," + name : line.replacingOccurrences(of: mark + " ", with: mark + "," + name + " ")
+    })
+  }
+
+  /// pam_wrapper's variables for a pamtester run on this sandbox's service folder, with its debug messages (they
+  /// carry the verdict `PamtesterRun` reads), and `extra`.
+  func pamtesterEnvironment(_ extra: [String: String] = [:]) -> [String: String] {
+    services.wrapperEnvironment(["PAM_WRAPPER_DEBUGLEVEL": "2"].merging(extra) { $1 })
   }
 
   /// Runs localauthctl on this sandbox's state folder; it must succeed.
