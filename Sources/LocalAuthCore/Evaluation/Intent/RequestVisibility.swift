@@ -190,17 +190,12 @@ public enum RequestVisibility {
   /// The name, parent, process group, terminal and the terminal's foreground group from /proc/PID/stat
   /// ("PID (COMM) STATE PPID PGRP SESSION TTY_NR TPGID …"; COMM may hold spaces and ")").
   static func processTerminal(_ pid: Int32, _ system: System) -> ProcessTerminal? {
-    guard pid >= 1, let bytes = system.read("/proc/\(pid)/stat", 4096),
-      let open = bytes.firstIndex(of: UInt8(ascii: "(")), let close = bytes.lastIndex(of: UInt8(ascii: ")")),
-      open < close
-    else { return nil }
-    let fields = bytes[(close + 1)...].split(separator: UInt8(ascii: " ")).map { String(decoding: $0, as: UTF8.self) }
-    guard fields.count >= 6, let parent = Int32(fields[1]), let group = Int32(fields[2]),
-      let terminal = Int32(fields[4]), let foreground = Int32(fields[5])
+    guard pid >= 1, let bytes = system.read("/proc/\(pid)/stat", 4096), let stat = ProcessFile.Stat(bytes, count: 6),
+      let parent = stat.numbers[1], let group = stat.numbers[2], let terminal = stat.numbers[4],
+      let foreground = stat.numbers[5]
     else { return nil }
     return ProcessTerminal(
-      name: String(decoding: bytes[(open + 1)..<close], as: UTF8.self), parent: parent, group: group,
-      terminal: terminal, foregroundGroup: foreground)
+      name: stat.name, parent: parent, group: group, terminal: terminal, foregroundGroup: foreground)
   }
 
   /// The terminal's name for a `tty_nr` device number (Linux's encoding: minor bits 0–7 and 20–31, major 8–19).

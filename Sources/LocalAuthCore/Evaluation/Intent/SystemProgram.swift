@@ -126,10 +126,7 @@ public enum SystemProgram {
   /// The TracerPid of /proc/PID/status; nil when it cannot be read.
   static func tracer(_ pid: Int32, _ system: RequestVisibility.System) -> Int32? {
     guard let bytes = system.read("/proc/\(pid)/status", 16384) else { return nil }
-    for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") where line.hasPrefix("TracerPid:") {
-      return Int32(String(line.dropFirst(10).filter { $0 != "\t" && $0 != " " }))
-    }
-    return nil
+    return ProcessFile.statusNumber("TracerPid:", in: bytes).flatMap { Int32(exactly: $0) }
   }
 
   /// readlink(2) of the running system.

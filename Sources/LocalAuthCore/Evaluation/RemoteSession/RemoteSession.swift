@@ -278,23 +278,15 @@ public enum RemoteSession {
   /// The real uid on the "Uid:" line of /proc/PID/status (real, effective, saved, filesystem).
   static func statusUID(_ pid: Int32, _ read: (String, Int) -> [UInt8]?) -> UInt32? {
     guard let bytes = read("/proc/\(pid)/status", 16384) else { return nil }
-    for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") where line.hasPrefix("Uid:") {
-      let fields = line.dropFirst(4).split(whereSeparator: { $0 == "\t" || $0 == " " })
-      return fields.first.flatMap { UInt32(String($0)) }
-    }
-    return nil
+    return ProcessFile.statusNumber("Uid:", in: bytes).flatMap { UInt32(exactly: $0) }
   }
 
   /// The command name and parent pid from /proc/PID/stat ("PID (COMM) STATE PPID …"; COMM may hold spaces and ")").
   static func processStatus(_ pid: Int32, _ system: System) -> (name: String, parent: Int32)? {
-    guard let bytes = system.read("/proc/\(pid)/stat", 4096),
-      let open = bytes.firstIndex(of: UInt8(ascii: "(")), let close = bytes.lastIndex(of: UInt8(ascii: ")")),
-      open < close
+    guard let bytes = system.read("/proc/\(pid)/stat", 4096), let stat = ProcessFile.Stat(bytes, count: 2),
+      let parent = stat.numbers[1]
     else { return nil }
-    let name = String(decoding: bytes[(open + 1)..<close], as: UTF8.self)
-    let fields = bytes[(close + 1)...].split(separator: UInt8(ascii: " "))
-    guard fields.count >= 2, let parent = Int32(String(decoding: fields[1], as: UTF8.self)) else { return nil }
-    return (name, parent)
+    return (stat.name, parent)
   }
 
   /// `text` as a log-safe token: at most 64 bytes, printable ASCII without spaces, other bytes as "?".
