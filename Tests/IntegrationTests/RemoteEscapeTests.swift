@@ -87,10 +87,13 @@ extension RemoteSessionTests {
     #expect(number != nil, "\(first.transcript)")
     // The next terminals: each must be asked for the finger again; one of them gets the same pts number (the
     // kernel gives the lowest free one), which is the red team's recycled terminal.
-    // Other suites run in parallel and take terminals too: before each try, wait (bounded) until the number is free.
+    // Other suites run in parallel and take terminals too: before each try, wait (bounded) until the number is free,
+    // and hold every free number below it, so that the next terminal opened gets it.
     var recycled = false
     for _ in 0..<10 where !recycled {
       if let number { Self.waitUntilFree(number, seconds: 10) }
+      let held = number.map { Self.holdNumbers(below: $0) } ?? []
+      defer { held.forEach { close($0) } }
       let next = try fixture.terminal(sudos: 1)
       #expect(next.stepsCompleted, "the window was reused by another terminal: \(next.transcript)")
       recycled = number != nil && Self.terminalName(next.transcript) == number
@@ -109,6 +112,29 @@ extension RemoteSessionTests {
   static func waitUntilFree(_ path: String, seconds: Double) {
     let deadline = Date().addingTimeInterval(seconds)
     while access(path, F_OK) == 0, Date() < deadline { usleep(50_000) }
+  }
+
+  /// Opens terminals until the kernel gives one numbered as `path` ("/dev/pts/2") or above, and closes that one; returns
+  /// the descriptors of those below it, which the caller holds open (and closes) so that the next terminal anyone
+  /// opens gets `path`'s number, the lowest free one. At most 64 are held.
+  static func holdNumbers(below path: String) -> [Int32] {
+    guard let target = Int(path.dropFirst("/dev/pts/".count)) else { return [] }
+    var held: [Int32] = []
+    while held.count < 64 {
+      let fd = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC)
+      guard fd >= 0 else { break }
+      // The kernel names a master's terminal in its fdinfo ("tty-index:\tN"), as TerminalWatch reads it.
+      let info = (try? String(contentsOfFile: "/proc/self/fdinfo/\(fd)", encoding: .utf8)) ?? ""
+      let index = info.split(separator: "\n").first { $0.hasPrefix("tty-index:") }
+      guard let given = index.flatMap({ Int($0.dropFirst("tty-index:".count).trimmingCharacters(in: .whitespaces)) }),
+        given < target
+      else {
+        close(fd)
+        break
+      }
+      held.append(fd)
+    }
+    return held
   }
 
   /// The terminal a driver's shell printed for `tty` ("/dev/pts/0").
