@@ -10,6 +10,7 @@
 #define CPEERCREDENTIALS_SHIM_H
 #include <sys/socket.h>
 #include <sys/types.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 /// SCM_CREDENTIALS: the control message carrying a struct ucred.
@@ -75,5 +76,21 @@ static inline ssize_t cpeer_receive(int fd, void *buffer, size_t length, int fla
     *uid = -1;
   }
   return got;
+}
+/// The process id at the other end of the Unix socket that process `pid` holds as descriptor `fd`, as the kernel
+/// recorded it when the connection was made (SO_PEERCRED); -1 when `fd` is not a connected Unix socket, the process
+/// is gone, or this process may not take a copy of its descriptor (pidfd_getfd needs ptrace access: root's).
+/// The copy is closed before returning.
+static inline pid_t cpeer_socket_peer_pid(pid_t pid, int fd) {
+  int process = (int)syscall(SYS_pidfd_open, pid, 0);
+  if (process < 0) return -1;
+  int copy = (int)syscall(SYS_pidfd_getfd, process, fd, 0);
+  close(process);
+  if (copy < 0) return -1;
+  struct cpeer_ucred credentials = {.pid = -1};
+  socklen_t size = sizeof credentials;
+  int got = getsockopt(copy, SOL_SOCKET, SO_PEERCRED, &credentials, &size);
+  close(copy);
+  return got == 0 && size == sizeof credentials && credentials.pid > 0 ? credentials.pid : -1;
 }
 #endif

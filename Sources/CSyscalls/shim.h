@@ -50,6 +50,9 @@ static inline void csyscalls_syslog(int priority, const char *message) { syslog(
 // close_range(2) (Linux 5.9): closes every descriptor from `first` up; glibc declares it only with _GNU_SOURCE.
 static inline int csyscalls_close_from(unsigned int first) { return (int)syscall(SYS_close_range, first, ~0U, 0); }
 
+// The number /proc/PID/syscall shows for a process blocked in read(2), on this architecture.
+static inline long csyscalls_read_number(void) { return SYS_read; }
+
 // getresuid(2) and setresuid(2), as <unistd.h> declares them under _GNU_SOURCE only (this module is not built with
 // it). glibc's setresuid changes the ids of every thread of the process; a raw system call would change one.
 extern int getresuid(uid_t *ruid, uid_t *euid, uid_t *suid);

@@ -62,11 +62,11 @@ enum ExtraLibrary {
     }
     let folder = String(modulePath[...slash]) + "pam_localauth"
     let path = String(modulePath[...slash]) + relativePath
-    guard let module = SystemProgram.liveStatus(modulePath, true) else {
+    guard let module = ProcessFacts.live.status(modulePath, true) else {
       return .failure(Refusal(reason: "cannot be checked: \(modulePath) cannot be read"))
     }
     for (name, isFolder) in [(folder, true), (path, false)] {
-      guard let info = SystemProgram.liveStatus(name, false) else {
+      guard let info = ProcessFacts.live.status(name, false) else {
         return .failure(Refusal(reason: "is missing (\(name))"))
       }
       guard FileKind(mode: mode_t(info.mode)) == (isFolder ? .directory : .regular) else {

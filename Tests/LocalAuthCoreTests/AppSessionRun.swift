@@ -29,12 +29,15 @@ final class AppSessionRun: @unchecked Sendable {
     let name = AppSession.executableName(pid)
     let path = "/usr/bin/" + name
     let file = SystemProgram.FileStatus(owner: 0, mode: 0o100755, device: 1, inode: 77)
-    var system = RequestVisibility.System(read: { path, limit in
-      path == "/proc/\(pid)/environ" ? [] : RequestVisibility.System.live.read(path, limit)
+    let live = ProcessFacts.live
+    let maps = Array("00400000-00500000 r-xp 00000000 00:01 77    \(path)\n".utf8)
+    var system = RequestVisibility.System(read: { asked, limit in
+      asked == "/proc/\(pid)/maps" ? maps : live.read(asked, limit)
     })
-    system.readLink = { $0 == "/proc/\(pid)/exe" ? path : SystemProgram.liveReadLink($0) }
+    system.readLink = { $0 == "/proc/\(pid)/exe" ? path : live.readLink($0) }
+    system.list = live.list
     system.status = { asked, follow in
-      asked == "/proc/\(pid)/exe" || asked == path ? file : SystemProgram.liveStatus(asked, follow)
+      asked == "/proc/\(pid)/exe" || asked == path ? file : live.status(asked, follow)
     }
     return (system, name)
   }

@@ -14,6 +14,15 @@ struct IntentTests {
     var folders: [String: [String]] = [:]
     /// Owner and mode of executables by path.
     var owners: [String: (uid: UInt32, mode: UInt32)] = [:]
+    /// The peer process of a Unix socket, by "PID/FD" (SO_PEERCRED).
+    var peers: [String: Int32] = [:]
+
+    /// `pid` holds a Unix socket as descriptor `fd` connected to process `peer`.
+    mutating func connect(_ pid: Int32, fd: Int, to peer: Int32) {
+      folders["/proc/\(pid)/fd", default: []].append("\(fd)")
+      links["/proc/\(pid)/fd/\(fd)"] = "socket:[\(9000 + fd)]"
+      peers["\(pid)/\(fd)"] = peer
+    }
 
     /// A process: its stat line (name, parent, group, terminal device, the terminal's foreground group), its
     /// real uid and its command line.
@@ -24,7 +33,8 @@ struct IntentTests {
       let session = group
       files["/proc/\(pid)/stat"] = Array(
         "\(pid) (\(name)) S \(parent) \(group) \(session) \(tty) \(foreground) 4194560 0 0 0 0 0 0\n".utf8)
-      files["/proc/\(pid)/status"] = Array("Name:\t\(name)\nUid:\t\(uid)\t0\t0\t0\n".utf8)
+      files["/proc/\(pid)/status"] = Array("Name:\t\(name)\nUid:\t\(uid)\t0\t0\t0\nTracerPid:\t0\n".utf8)
+      if folders["/proc/\(pid)/fd"] == nil { folders["/proc/\(pid)/fd"] = [] }
       files["/proc/\(pid)/cmdline"] = cmdline.flatMap { Array($0.utf8) + [0] }
     }
 
@@ -32,7 +42,23 @@ struct IntentTests {
     mutating func exe(_ pid: Int32, _ path: String, owner: UInt32 = 0, mode: UInt32 = 0o755) {
       links["/proc/\(pid)/exe"] = path
       owners[path] = (owner, mode)
+      files["/proc/\(pid)/maps"] = Array(
+        ("00400000-00500000 r-xp 00000000 00:01 \(Self.inode(path))    \(path)\n"
+          + "7f000000-7f100000 r-xp 00000000 00:01 \(Self.inode(Self.libc))    \(Self.libc)\n").utf8)
     }
+
+    /// The C library every fake program maps.
+    static let libc = "/usr/lib/x86_64-linux-gnu/libc.so.6"
+
+    /// `pid` also maps `path` executable (a library it was started with, or code written at run time: "").
+    mutating func map(_ pid: Int32, _ path: String, owner: UInt32 = 0, mode: UInt32 = 0o644) {
+      let inode = path.isEmpty ? 0 : Self.inode(path)
+      files["/proc/\(pid)/maps", default: []] += Array("7e000000-7e100000 r-xp 00000000 00:0\(inode == 0 ? 0 : 1) \(inode)    \(path)\n".utf8)
+      if !path.isEmpty { owners[path] = (owner, mode) }
+    }
+
+    /// A stable inode number for a fake file.
+    static func inode(_ path: String) -> UInt64 { UInt64(path.utf8.reduce(7) { ($0 &* 31 &+ Int($1)) & 0xFFFFFF }) + 100 }
 
     /// `pid` holds the master of pts/`index` as descriptor `fd`.
     mutating func holdMaster(_ pid: Int32, _ index: Int, fd: Int = 5) {
@@ -56,10 +82,27 @@ struct IntentTests {
         return parts.count == 3 && parts[2] == "stat" ? String(parts[1]) : nil
       }.sorted()
       let listed = folders
-      let owners = owners
+      let peers = peers
+      var owners = owners
+      owners[Self.libc] = owners[Self.libc] ?? (0, 0o644)
+      let known = owners
       return RequestVisibility.System(
         read: { path, limit in files[path].flatMap { $0.count <= limit ? $0 : nil } }, readLink: { links[$0] },
-        list: { path, limit in listed[path].map { Array($0.prefix(limit)) } }, owner: { owners[$0] })
+        list: { path, limit in listed[path].map { Array($0.prefix(limit)) } },
+        status: { path, _ in
+          if path.hasPrefix("/proc/"), path.hasSuffix("/exe"), let target = links[path], let owner = known[target] {
+            return SystemProgram.FileStatus(owner: owner.uid, mode: 0o100000 | owner.mode, device: 1, inode: FakeProc.inode(target))
+          }
+          if let owner = known[path] {
+            return SystemProgram.FileStatus(owner: owner.uid, mode: 0o100000 | owner.mode, device: 1, inode: FakeProc.inode(path))
+          }
+          // Every folder above a known file is root's.
+          if known.keys.contains(where: { $0.hasPrefix(path == "/" ? "/" : path + "/") }) {
+            return SystemProgram.FileStatus(owner: 0, mode: 0o040755, device: 1, inode: 2)
+          }
+          return nil
+        },
+        socketPeer: { pid, fd in peers["\(pid)/\(fd)"] })
     }
   }
 

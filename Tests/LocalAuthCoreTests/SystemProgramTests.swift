@@ -35,6 +35,10 @@ struct SystemProgramTests {
         if folder == "/" { break }
       }
       files["/proc/\(pid)/environ"] = environment.flatMap { Array($0.utf8) + [0] }
+      files["/proc/\(pid)/maps"] = Array(
+        ("00400000-00500000 r--p 00000000 00:01 77    \(path)\n"
+          + "00500000-00600000 r-xp 00100000 00:01 77    \(path)\n"
+          + "7ffd0000-7ffd2000 r-xp 00000000 00:00 0    [vdso]\n").utf8)
       files["/proc/\(pid)/status"] = Array("Name:\tx\nUid:\t\(uid)\t0\t0\t0\nTracerPid:\t0\n".utf8)
       files["/proc/\(pid)/stat"] = Array("\(pid) (x) S 1 \(pid) \(pid) \(tty) \(tty == 0 ? -1 : pid) 0 0\n".utf8)
       files["/proc/\(pid)/cmdline"] = Array("sudo\0apt\0upgrade\0".utf8)
@@ -87,20 +91,44 @@ struct SystemProgramTests {
     #expect(Self.check(FakeSystem()).name == nil)
   }
 
-  @Test("LD_PRELOAD, LD_LIBRARY_PATH or LD_AUDIT in the environment the program started with disqualify it")
-  func loaderVariables() {
-    for variable in ["LD_PRELOAD=/tmp/evil.so", "LD_LIBRARY_PATH=/tmp", "LD_AUDIT=/tmp/a.so"] {
-      var fake = FakeSystem()
-      fake.add(300, runs: "/usr/bin/swaylock", environment: ["HOME=/home/alice", variable])
-      let verdict = Self.check(fake)
-      #expect(verdict.name == nil)
-      let name = variable.split(separator: "=").first.map(String.init) ?? ""
-      #expect(verdict.reason == "process 300 runs /usr/bin/swaylock, started with \(name) set")
-    }
+  @Test("issue 37 (Q): a library from outside the system folders, or code no file backs, disqualifies it; the environment proves nothing")
+  func mappedCode() {
+    // A preloaded library that rewrote LD_PRELOAD out of /proc/PID/environ is still in /proc/PID/maps.
+    var preloaded = FakeSystem()
+    preloaded.add(300, runs: "/usr/bin/swaylock", environment: ["HOME=/home/alice", "XD_PRELOAD=/tmp/evil.so"])
+    preloaded.files["/proc/300/maps"]! += Array("7f000000-7f001000 r-xp 00000000 00:01 901    /tmp/evil.so\n".utf8)
+    preloaded.statuses["/tmp/evil.so"] = SystemProgram.FileStatus(owner: 1000, mode: 0o100755, device: 1, inode: 901)
+    #expect(Self.check(preloaded).name == nil)
+    #expect(Self.check(preloaded).reason
+      == "process 300 runs /usr/bin/swaylock, with /tmp/evil.so mapped, which is not in a system folder")
+    // Code written at run time (an anonymous executable mapping) after the library unmapped itself.
+    var anonymous = FakeSystem()
+    anonymous.add(300, runs: "/usr/bin/swaylock")
+    anonymous.files["/proc/300/maps"]! += Array("7f000000-7f001000 rwxp 00000000 00:00 0 \n".utf8)
+    #expect(Self.check(anonymous).reason
+      == "process 300 runs /usr/bin/swaylock, with executable memory no file backs (code written at run time)")
+    // A library in /usr/lib that is not root's alone, or whose file was replaced since it was mapped.
+    var library = FakeSystem()
+    library.add(300, runs: "/usr/bin/swaylock")
+    library.files["/proc/300/maps"]! += Array(
+      "7f000000-7f001000 r-xp 00000000 00:01 902    /usr/lib/x86_64-linux-gnu/libpam.so.0\n".utf8)
+    library.statuses["/usr/lib/x86_64-linux-gnu/libpam.so.0"] = SystemProgram.FileStatus(owner: 0, mode: 0o100644, device: 1, inode: 902)
+    library.statuses["/usr/lib/x86_64-linux-gnu"] = FakeSystem.folder
+    library.statuses["/usr/lib"] = FakeSystem.folder
+    #expect(Self.check(library).name == "swaylock", "\(Self.check(library).reason)")
+    library.statuses["/usr/lib/x86_64-linux-gnu/libpam.so.0"]?.inode = 903
+    #expect(Self.check(library).reason.hasSuffix("libpam.so.0 mapped, whose path no longer names the mapped file"))
+    library.statuses["/usr/lib/x86_64-linux-gnu/libpam.so.0"] = SystemProgram.FileStatus(owner: 1000, mode: 0o100644, device: 1, inode: 902)
+    #expect(Self.check(library).name == nil)
+    // Unreadable mappings: not judged a system program.
     var unreadable = FakeSystem()
     unreadable.add(300, runs: "/usr/bin/swaylock")
-    unreadable.files["/proc/300/environ"] = nil
-    #expect(Self.check(unreadable).name == nil)
+    unreadable.files["/proc/300/maps"] = nil
+    #expect(Self.check(unreadable).reason == "process 300 runs /usr/bin/swaylock, whose mappings cannot be read")
+    // An LD_PRELOAD left in the environment, with nothing mapped from it, changes nothing.
+    var stale = FakeSystem()
+    stale.add(300, runs: "/usr/bin/swaylock", environment: ["LD_PRELOAD=/tmp/gone.so"])
+    #expect(Self.check(stale).name == "swaylock")
   }
 
   @Test("a file or folder not root's alone, a path that names another file, or a traced process is refused")
@@ -200,6 +228,8 @@ struct SystemProgramTests {
     fake.links["/proc/2/fd/5"] = "/dev/ptmx"
     fake.files["/proc/2/fdinfo/5"] = Array("pos:\t0\nflags:\t02\ntty-index:\t3\n".utf8)
     fake.folders["/proc"] = ["1", "2", "300"]
+    fake.folders["/proc/1/fd"] = []
+    fake.folders["/proc/300/fd"] = []
     let result = try Self.authenticate(world, fake, hello: HelperHello(user: "alice", service: "sudo", tty: "", remoteHost: ""))
     #expect(result == .evaluated(.success(.biometry)))
     #expect(!world.prompter.transcript.contains { $0.contains("as root") || $0.contains("(sudo)") }, "\(world.prompter.transcript)")

@@ -41,7 +41,7 @@ struct TerminalWatchTests {
     let verdict = Self.check(proc)
     #expect(!verdict.isVisible)
     #expect(verdict.reason == Self.visiblePrefix
-      + ", but the master of pts/3 is held by process 40 (script), which is not in the foreground of a terminal")
+      + ", but the master of pts/3 is held by process 40 (script), but process 40 (script) has no controlling terminal")
   }
 
   @Test("script run in the foreground of a terminal emulator's terminal is watched; in a hidden one it is not")
@@ -50,6 +50,7 @@ struct TerminalWatchTests {
     proc.add(40, "script", parent: 30, group: 40, tty: Self.pts4, foreground: 40)
     proc.exe(40, "/usr/bin/script")
     proc.holdMaster(40, 3)
+    proc.open(40, "pts/4", fd: 1)
     proc.add(30, "bash", parent: 50, group: 30, tty: Self.pts4, foreground: 40)
     Self.emulator(&proc, showing: 4)
     #expect(Self.check(proc).isVisible, "\(Self.check(proc).reason)")
@@ -60,7 +61,15 @@ struct TerminalWatchTests {
     #expect(!verdict.isVisible)
     #expect(verdict.reason == Self.visiblePrefix
       + ", but the master of pts/3 is held by process 40 (script), in the foreground of pts/4, but the master of "
-      + "pts/4 is held by process 50 (script), which is not in the foreground of a terminal")
+      + "pts/4 is held by process 50 (script), but process 50 (script) has no controlling terminal")
+    // script whose output does not go to the terminal it is in the foreground of shows nothing (issue 37, W).
+    Self.emulator(&proc, showing: 4)
+    proc.open(40, "null", fd: 1)
+    let silent = Self.check(proc)
+    #expect(!silent.isVisible)
+    #expect(silent.reason == Self.visiblePrefix
+      + ", but the master of pts/3 is held by process 40 (script), in the foreground of pts/4, whose output goes to "
+      + "/dev/null, not to that terminal")
   }
 
   @Test("a terminal emulator is watched only when terminal_programs names it and it is a root-owned system program")
@@ -79,8 +88,8 @@ struct TerminalWatchTests {
     let verdict = Self.check(proc)
     #expect(!verdict.isVisible)
     #expect(verdict.reason.hasSuffix(
-      "held by process 50 (gnome-terminal-server), named in terminal_programs but not a root-owned system program, "
-        + "which is not in the foreground of a terminal"), "\(verdict.reason)")
+      "held by process 50 (gnome-terminal-server), which is not a system program that shows it (process 50 runs "
+        + "/home/alice/gnome-terminal-server, which is not in a system folder)"), "\(verdict.reason)")
   }
 
   @Test("a master held by root is root's terminal; one held by sshd is remote; none found is not watched")
@@ -116,6 +125,7 @@ struct TerminalWatchTests {
     proc.add(65, "bash", parent: 50, group: 65, tty: pts4, foreground: 70)
     proc.add(70, "tmux: client", parent: 65, group: 70, tty: pts4, foreground: 70)
     proc.exe(70, "/usr/bin/tmux")
+    proc.connect(60, fd: 8, to: 70)
     emulator(&proc, showing: 4)
     return proc
   }
@@ -129,7 +139,7 @@ struct TerminalWatchTests {
   @Test("a tmux server with two panes (`tmux new-window -d \"sudo …\"`): the request may be in a window nobody sees")
   func tmuxTwoPanes() {
     var proc = Self.tmux()
-    proc.holdMaster(60, 5, fd: 8)
+    proc.holdMaster(60, 5, fd: 9)
     let verdict = Self.check(proc)
     #expect(!verdict.isVisible)
     #expect(verdict.reason == Self.visiblePrefix
@@ -144,7 +154,8 @@ struct TerminalWatchTests {
     let verdict = Self.check(detached)
     #expect(!verdict.isVisible)
     #expect(verdict.reason == Self.visiblePrefix
-      + ", but process 60 (tmux), which holds the master of pts/3, has no client in the foreground of a watched terminal")
+      + ", but process 60 (tmux), which holds the master of pts/3, has no connected client in the foreground of a "
+      + "watched terminal")
     // The client's terminal is held by sshd: a remote client.
     var remote = Self.tmux()
     remote.add(50, "sshd-session", parent: 1, group: 50, tty: 0, foreground: -1, uid: 0)

@@ -86,10 +86,11 @@ package struct EvaluationRequestBuilder {
   ) -> EvaluationRequest {
     // docs/RULES.md, "Intent": a request the person at the machine cannot see gets no finger. The check runs
     // whether interaction is allowed or not: a reuse needs a visible request too.
-    let hidden = RequestVisibility.isHidden(
+    let (hidden, _) = RequestVisibility.isHidden(
       {
         RequestVisibility.Input(
-          service: requester.service, processID: requester.origin.processID, guiServices: requester.guiServices(),
+          service: requester.service, processID: requester.origin.processID,
+          requesterUID: requester.origin.requesterUID, guiServices: requester.guiServices(),
           terminalPrograms: terminalPrograms)
       },
       user: requester.user, subject: requester.subject, remote: session.isRemote, sensorPresent: sensorPresent,

@@ -102,18 +102,11 @@ public struct RequestOrigin: Equatable, Sendable {
 
   /// `text` as one printable line for the state files and logs: printable ASCII, at most 200 bytes; any other
   /// byte becomes "?".
-  package static func line(_ text: String) -> String {
-    guard !text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) || text.utf8.count > 200 else { return text }
-    return String(decoding: text.utf8.prefix(200).map { $0 >= 0x20 && $0 < 0x7F ? $0 : UInt8(ascii: "?") }, as: UTF8.self)
-  }
+  package static func line(_ text: String) -> String { LogText.line(text) }
 
   /// `text` as a token safe for the state files and logs: printable ASCII without spaces, at most 64 bytes;
   /// any other byte becomes "?".
-  package static func token(_ text: String) -> String {
-    var bytes: [UInt8] = []
-    for byte in text.utf8.prefix(64) { bytes.append(byte > 0x20 && byte < 0x7F ? byte : UInt8(ascii: "?")) }
-    return String(decoding: bytes, as: UTF8.self)
-  }
+  package static func token(_ text: String) -> String { LogText.token(text) }
 
   /// The last uid looked up and its name: a screen locker or display manager asks for the same user each time,
   /// and the name is only shown, never trusted.

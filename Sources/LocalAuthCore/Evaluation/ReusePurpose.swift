@@ -64,9 +64,6 @@ public enum ReusePurpose: Hashable, Sendable {
 
   /// `text` reduced to printable ASCII without spaces, at most 200 bytes, "?" for any other byte; "-" when empty.
   static func name(_ text: String) -> String {
-    guard !text.isEmpty else { return "-" }
-    let bytes = text.utf8.prefix(200)
-    guard bytes.count < text.utf8.count || !bytes.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return text }
-    return String(decoding: bytes.map { $0 > 0x20 && $0 < 0x7F ? $0 : UInt8(ascii: "?") }, as: UTF8.self)
+    text.isEmpty ? "-" : LogText.token(text, limit: 200)
   }
 }

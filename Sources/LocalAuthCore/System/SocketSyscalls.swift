@@ -13,6 +13,13 @@ struct SocketSender: Equatable {
 }
 
 extension Syscalls {
+  /// The process at the other end of the Unix socket `pid` holds as descriptor `fd` (SO_PEERCRED on a copy taken
+  /// with pidfd_getfd, closed at once); nil when it is no connected Unix socket or cannot be asked.
+  static func socketPeer(of pid: Int32, descriptor fd: Int32) -> Int32? {
+    let peer = cpeer_socket_peer_pid(pid, fd)
+    return peer > 0 ? peer : nil
+  }
+
   /// A connected pair of Unix stream sockets, both close-on-exec (socketpair(2)).
   static func socketPair() -> Result<(Int32, Int32), Errno> {
     var fds: [Int32] = [-1, -1]

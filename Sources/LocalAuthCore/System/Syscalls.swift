@@ -158,6 +158,8 @@ enum Syscalls {
   /// This process's id (a public default argument: RequestOrigin.current).
   @usableFromInline
   static var processID: Int32 { getpid() }
+  /// The number /proc/PID/syscall shows for a process blocked in read(2) on this architecture.
+  static var readSyscallNumber: Int64 { Int64(csyscalls_read_number()) }
   /// This process's parent's id.
   static var parentProcessID: Int32 { getppid() }
   /// This process's real uid.

@@ -1,22 +1,26 @@
 /// Decides whether a request is visible to the person in front of the machine, before a finger is asked for
-/// (docs/RULES.md, "Intent"; CVE-2024-37408: a hidden `sudo` must not claim the reader for a touch meant for
-/// something else).
+/// (docs/RULES.md, "Intent"; docs/THREATS.md; CVE-2024-37408: a hidden `sudo` must not claim the reader for a
+/// touch meant for something else). A function over the process model (`ProcessSnapshot`).
 ///
-/// Visible means: the process that called PAM (the module's host; the helper's caller) has a controlling terminal
-/// and is in that terminal's foreground process group; and, when it does not run as root, the program the user
-/// ran (its parent: the shell behind `sudo` or `su`) has the same controlling terminal. A process with no
-/// terminal, a background job, or a program started by something without that terminal (a script run by cron,
-/// a daemon that opened a pseudo-terminal of its own) is not. On a pseudo-terminal, someone must also watch it:
-/// its master's holder is root's, a visible process itself, a terminal emulator named in `terminal_programs=`,
-/// or a one-pane multiplexer shown on a watched client (TerminalWatch). Services named in `gui_services=` show
-/// their own prompt (display managers, polkit's agent, screen lockers) and are visible without a terminal.
+/// Visible means: the process that called PAM (the module's host; the helper's caller) holds the foreground of its
+/// controlling terminal, handed to it by the terminal's shell (`Foreground`); when it does not run as root, the
+/// program the user ran (its parent: the shell behind `sudo` or `su`) has the same controlling terminal; and, on a
+/// pseudo-terminal, every program holding its master shows it (`TerminalWatch`). Services named in
+/// `gui_services=` show their own prompt: for a root caller (a display manager, pamtester) the name is enough;
+/// for a caller that is not root it must also be a system program (`SystemProgram`), and polkit's setuid
+/// `polkit-agent-helper-1` must run under a polkit agent that is a system program.
 public enum RequestVisibility {
+  /// The one seam to /proc (ProcessFacts).
+  public typealias System = ProcessFacts
+
   /// What the caller knows about the request.
   public struct Input: Equatable, Sendable {
     /// The PAM service.
     package var service: String
     /// The process that called PAM.
     package var processID: Int32
+    /// The real uid of the process that asks (RequestOrigin.requesterUID).
+    package var requesterUID: UInt32
     /// The services that show their own prompt (`gui_services=`).
     package var guiServices: [String]
     /// The terminal emulators that show a pseudo-terminal to the person at the machine (`terminal_programs=`).
@@ -24,11 +28,12 @@ public enum RequestVisibility {
 
     /// Describes a request.
     public init(
-      service: String, processID: Int32, guiServices: [String],
+      service: String, processID: Int32, requesterUID: UInt32 = 0, guiServices: [String],
       terminalPrograms: [String] = RequestVisibility.defaultTerminalPrograms
     ) {
       self.service = service
       self.processID = processID
+      self.requesterUID = requesterUID
       self.guiServices = guiServices
       self.terminalPrograms = terminalPrograms
     }
@@ -40,63 +45,15 @@ public enum RequestVisibility {
     package var isVisible: Bool
     /// Why, as a phrase naming the process and its terminal state.
     package var reason: String
+    /// The terminals and their foreground groups the decision relied on (device, group, …): the wait's re-check
+    /// withdraws a request whose foregrounds changed.
+    package var watchState: [Int32] = []
 
     /// Describes a decision.
     public init(isVisible: Bool, reason: String) {
       self.isVisible = isVisible
       self.reason = reason
     }
-  }
-
-  /// The reads the check makes, as a function so that tests can feed fake /proc files.
-  public struct System: Sendable {
-    /// The contents of a file of at most `limit` bytes; nil when it is missing, unreadable or larger.
-    package var read: @Sendable (_ path: String, _ limit: Int) -> [UInt8]?
-    /// What a symbolic link holds (/proc/PID/exe, /proc/PID/fd/N); nil when it cannot be read.
-    package var readLink: @Sendable (_ path: String) -> String?
-    /// The names in a folder, without "." and "..", at most `limit` of them; nil when it cannot be listed.
-    package var list: @Sendable (_ path: String, _ limit: Int) -> [String]?
-    /// The owner and mode of a file, following links; nil when it cannot be read.
-    package var owner: @Sendable (_ path: String) -> (uid: UInt32, mode: UInt32)?
-    /// What stat(2) (`follow`) or lstat(2) says of a file; nil when it fails (`SystemProgram`).
-    package var status: @Sendable (_ path: String, _ follow: Bool) -> SystemProgram.FileStatus? =
-      SystemProgram.liveStatus
-
-    /// Describes a system; by default links, folders and owners cannot be read (no pseudo-terminal is watched).
-    public init(
-      read: @escaping @Sendable (String, Int) -> [UInt8]?,
-      readLink: @escaping @Sendable (String) -> String? = { _ in nil },
-      list: @escaping @Sendable (String, Int) -> [String]? = { _, _ in nil },
-      owner: @escaping @Sendable (String) -> (uid: UInt32, mode: UInt32)? = { _ in nil }
-    ) {
-      self.read = read
-      self.readLink = readLink
-      self.list = list
-      self.owner = owner
-    }
-
-    /// The running system.
-    package static var live: System {
-      System(
-        read: { path, limit in try? readSmallFile(path, limit: limit) }, readLink: SystemProgram.liveReadLink, list: liveList,
-        owner: { path in SystemProgram.liveStatus(path, true).map { ($0.owner, $0.mode) } })
-    }
-
-    private static func liveList(_ path: String, _ limit: Int) -> [String]? {
-      try? Syscalls.directoryNames(path, limit: limit).get()
-    }
-  }
-
-  /// The fields of /proc/PID/stat the check needs.
-  struct ProcessTerminal: Equatable {
-    var name: String
-    var parent: Int32
-    var group: Int32
-    var terminal: Int32
-    var foregroundGroup: Int32
-
-    /// "pts/3", "tty2", or "terminal MAJOR:MINOR" for the device number `tty_nr`.
-    var terminalName: String { RequestVisibility.terminalName(terminal) }
   }
 
   /// The default `gui_services=`: services whose application shows its own prompt without a terminal. For a helper
@@ -112,14 +69,24 @@ public enum RequestVisibility {
   /// The default `terminal_programs=`: terminal emulators, by the name of their executable (TerminalWatch).
   public static let defaultTerminalPrograms = TerminalWatch.defaultPrograms
 
+  /// polkit's setuid helper, which any user may start by hand.
+  static let polkitHelper = "polkit-agent-helper-1"
+  /// polkit authentication agents, by the name of their executable: the only parents under which
+  /// `polkit-agent-helper-1` shows a request (pkttyagent only in the foreground of a watched terminal).
+  static let polkitAgents: Set<String> = [
+    "pkttyagent", "gnome-shell", "polkit-gnome-authentication-agent-1", "polkit-kde-authentication-agent-1",
+    "polkit-mate-authentication-agent-1", "lxpolkit", "lxqt-policykit-agent", "xfce-polkit", "cinnamon",
+    "budgie-polkit-dialog", "hyprpolkitagent", "polkit-efl-authentication-agent-1", "cosmic-osd",
+  ]
+
   /// Whether the finger is withheld from `input`'s request, for the module and the helper's apps alike: never in a
   /// remote session or without a sensor (no finger is offered there anyway); otherwise when the request is not
-  /// visible, with one notice naming `user`, `subject` ("service sudo", "app la-app (pid 42)") and why. `input` is
-  /// made only when the check runs.
+  /// visible, with one notice naming `user`, `subject` ("service sudo", "app la-app (pid 42)") and why. The
+  /// verdict is returned for the wait's re-check; nil when the check did not run.
   package static func isHidden(
     _ input: () -> Input, user: UserName, subject: String, remote: Bool, sensorPresent: Bool, system: System, log: AuthLog
-  ) -> Bool {
-    guard !remote, sensorPresent else { return false }
+  ) -> (hidden: Bool, verdict: Verdict?) {
+    guard !remote, sensorPresent else { return (false, nil) }
     let visibility = check(input(), system: system)
     if !visibility.isVisible {
       log.log(
@@ -127,45 +94,39 @@ public enum RequestVisibility {
         "No finger is asked of user \(user) for \(subject): \(visibility.reason), so the request is not visible at "
           + "the machine.")
     }
-    return !visibility.isVisible
+    return (!visibility.isVisible, visibility)
   }
 
   /// Whether the request of `input` is visible, and why.
   package static func check(_ input: Input, system: System) -> Verdict {
+    let snapshot = ProcessSnapshot(system)
+    var verdict = decide(input, snapshot)
+    verdict.watchState = snapshot.foregroundsSeen
+    return verdict
+  }
+
+  /// The decision over `snapshot`.
+  static func decide(_ input: Input, _ snapshot: ProcessSnapshot) -> Verdict {
     let pid = input.processID
-    // Every read is made before deciding, so that each request costs the same (the bench's figure 1i).
-    let process = processTerminal(pid, system)
-    let owner = RemoteSession.statusUID(pid, system.read)
-    let parent = process.flatMap { processTerminal($0.parent, system) }
-    if input.guiServices.contains(input.service) {
-      return Verdict(isVisible: true, reason: "service \(printable(input.service)) shows its own prompt (gui_services)")
-    }
-    guard let process else {
+    if input.guiServices.contains(input.service) { return ownPrompt(input, snapshot) }
+    guard let process = snapshot.stat(pid) else {
       return Verdict(isVisible: false, reason: "process \(pid) cannot be read")
     }
-    let who = "process \(pid) (\(printable(process.name)))"
-    guard process.terminal != 0 else {
-      return Verdict(isVisible: false, reason: "\(who) has no controlling terminal")
-    }
-    guard process.foregroundGroup == process.group else {
-      return Verdict(
-        isVisible: false,
-        reason: "\(who) is in background process group \(process.group) of \(process.terminalName), whose foreground "
-          + "group is \(process.foregroundGroup)")
-    }
+    let who = "process \(pid) (\(LogText.token(process.name)))"
+    if let why = Foreground.reason(pid, snapshot) { return Verdict(isVisible: false, reason: why) }
     // A root caller (login started by getty) owns its terminal; root needs nothing from a finger anyway.
-    guard let uid = owner else {
+    guard let uid = snapshot.realUID(pid) else {
       return Verdict(isVisible: false, reason: "the owner of \(who) cannot be read")
     }
     if uid == 0 {
       return watched(
         input, process, Verdict(isVisible: true, reason: "\(who) runs as root in the foreground of \(process.terminalName)"),
-        system)
+        snapshot)
     }
-    guard let parent else {
+    guard let parent = snapshot.stat(process.parent) else {
       return Verdict(isVisible: false, reason: "the parent process \(process.parent) of \(who) cannot be read")
     }
-    let parentName = "its parent process \(process.parent) (\(printable(parent.name)))"
+    let parentName = "its parent process \(process.parent) (\(LogText.token(parent.name)))"
     guard parent.terminal == process.terminal else {
       let state = parent.terminal == 0 ? "has no controlling terminal" : "has another terminal, \(parent.terminalName)"
       return Verdict(
@@ -174,41 +135,56 @@ public enum RequestVisibility {
     return watched(
       input, process,
       Verdict(isVisible: true, reason: "\(who) and \(parentName) are in the foreground of \(process.terminalName)"),
-      system)
+      snapshot)
+  }
+
+  /// A request of a service named in `gui_services=`: visible for a root caller; for any other, only from a system
+  /// program, and polkit's helper only under a polkit agent (pkttyagent: one in the foreground of a watched terminal).
+  static func ownPrompt(_ input: Input, _ snapshot: ProcessSnapshot) -> Verdict {
+    let service = LogText.token(input.service)
+    if input.requesterUID == 0 {
+      return Verdict(isVisible: true, reason: "service \(service) shows its own prompt (gui_services)")
+    }
+    let pid = input.processID
+    let program = snapshot.systemProgram(pid)
+    guard let name = program.name else {
+      return Verdict(
+        isVisible: false,
+        reason: "service \(service) is named in gui_services, but its caller is not a system program (\(program.reason))")
+    }
+    guard name == polkitHelper else {
+      return Verdict(isVisible: true, reason: "service \(service) of system program \(name) shows its own prompt (gui_services)")
+    }
+    let parent = snapshot.stat(pid)?.parent ?? 0
+    let agent = snapshot.systemProgram(parent)
+    guard let agentName = agent.name, polkitAgents.contains(agentName) else {
+      return Verdict(
+        isVisible: false,
+        reason: "\(polkitHelper) (process \(pid)) was not started by a polkit agent that is a system program "
+          + "(parent: \(agent.name.map { "process \(parent) runs \(LogText.token($0))" } ?? agent.reason))")
+    }
+    guard agentName == "pkttyagent" else {
+      return Verdict(isVisible: true, reason: "\(polkitHelper) (process \(pid)) runs under polkit agent \(agentName)")
+    }
+    var shown = decide(
+      Input(
+        service: "pkttyagent", processID: parent, requesterUID: snapshot.realUID(parent) ?? UInt32.max, guiServices: [],
+        terminalPrograms: input.terminalPrograms), snapshot)
+    shown.reason = "\(polkitHelper) (process \(pid)) runs under pkttyagent: " + shown.reason
+    return shown
   }
 
   /// `verdict` when the terminal of `process` is not a pseudo-terminal or someone watches it (TerminalWatch);
   /// else not visible, with both reasons.
-  static func watched(_ input: Input, _ process: ProcessTerminal, _ verdict: Verdict, _ system: System) -> Verdict {
-    guard let index = TerminalWatch.ptsIndex(process.terminalName),
-      let reason = TerminalWatch.unwatchedReason(
-        pts: index, near: input.processID, programs: input.terminalPrograms, system)
+  static func watched(_ input: Input, _ process: ProcessSnapshot.Stat, _ verdict: Verdict, _ snapshot: ProcessSnapshot) -> Verdict {
+    guard let index = TerminalDevice.ptsIndex(process.terminalName),
+      let reason = TerminalWatch.unwatchedReason(pts: index, programs: input.terminalPrograms, snapshot)
     else { return verdict }
     return Verdict(isVisible: false, reason: verdict.reason + ", but " + reason)
   }
 
-  /// The name, parent, process group, terminal and the terminal's foreground group from /proc/PID/stat
-  /// ("PID (COMM) STATE PPID PGRP SESSION TTY_NR TPGID …"; COMM may hold spaces and ")").
-  static func processTerminal(_ pid: Int32, _ system: System) -> ProcessTerminal? {
-    guard pid >= 1, let bytes = system.read("/proc/\(pid)/stat", 4096), let stat = ProcessFile.Stat(bytes, count: 6),
-      let parent = stat.numbers[1], let group = stat.numbers[2], let terminal = stat.numbers[4],
-      let foreground = stat.numbers[5]
-    else { return nil }
-    return ProcessTerminal(
-      name: stat.name, parent: parent, group: group, terminal: terminal, foregroundGroup: foreground)
+  /// The name, parent, process group, terminal and the terminal's foreground group from /proc/PID/stat.
+  static func processTerminal(_ pid: Int32, _ system: System) -> ProcessSnapshot.Stat? {
+    ProcessSnapshot(system).stat(pid)
   }
-
-  /// The terminal's name for a `tty_nr` device number (Linux's encoding: minor bits 0–7 and 20–31, major 8–19).
-  static func terminalName(_ device: Int32) -> String {
-    let value = UInt32(bitPattern: device)
-    let major = (value >> 8) & 0xFFF
-    let minor = (value & 0xFF) | ((value >> 12) & 0xFFF00)
-    if major >= 136 && major <= 143 { return "pts/\((major - 136) * 256 + minor)" }
-    if major == 4 && minor < 64 { return "tty\(minor)" }
-    if major == 4 { return "ttyS\(minor - 64)" }
-    return "terminal \(major):\(minor)"
-  }
-
-  /// `text` as a log-safe token.
-  static func printable(_ text: String) -> String { RemoteSession.printable(text) }
 }

@@ -1,5 +1,5 @@
-/// Whether a process runs a program the system installed, and its name: the kernel's word, never the caller's
-/// (docs/HELPER.md, "What the helper believes").
+/// Whether a process runs a program the system installed, and nothing else, and its name: the kernel's word,
+/// never the caller's (docs/HELPER.md, "What the helper believes"; docs/THREATS.md).
 ///
 /// A process runs a system program when all of these hold:
 /// - /proc/PID/exe names a file in a system folder: directly in /usr/bin, /usr/sbin, /bin or /sbin, or anywhere
@@ -7,36 +7,17 @@
 /// - that path, looked up now, is the very file the process runs (same device and inode as /proc/PID/exe: a file
 ///   replaced since, or a bind mount in the caller's own mount namespace, is another file);
 /// - the file is a regular file owned by root and not writable by group or others, and so is every folder above it;
-/// - the process was started without LD_PRELOAD, LD_LIBRARY_PATH or LD_AUDIT (/proc/PID/environ, the environment
-///   the loader read) and is not being traced (TracerPid 0 in /proc/PID/status).
+/// - every executable mapping in /proc/PID/maps is such a file too, below /usr/lib or a program folder (a library
+///   put in with LD_PRELOAD, LD_AUDIT or dlopen is there, whatever the process later writes over its environment;
+///   its device and inode must be the file's the path names now); an executable mapping backed by no file (code
+///   written at run time) is refused, but for the kernel's [vdso] and [vsyscall];
+/// - the process is not being traced (TracerPid 0 in /proc/PID/status).
 ///
-/// The name (the path's last component) is what the administrator lists in `gui_services=`; argv[0] and the
-/// process's comm are the caller's choice and are never read.
+/// The name (the path's last component) is what the administrator lists in `gui_services=` and
+/// `terminal_programs=`; argv[0], COMM and the environment are the caller's choice and are never read.
 public enum SystemProgram {
-  /// What stat(2) says of a file, as far as the check needs.
-  public struct FileStatus: Equatable, Sendable {
-    /// The owner's uid.
-    package var owner: UInt32
-    /// The mode: type and permission bits.
-    package var mode: UInt32
-    /// The device the file is on.
-    package var device: UInt64
-    /// The file's inode.
-    package var inode: UInt64
-
-    /// Describes a file.
-    public init(owner: UInt32, mode: UInt32, device: UInt64, inode: UInt64) {
-      self.owner = owner
-      self.mode = mode
-      self.device = device
-      self.inode = inode
-    }
-
-    var isRegular: Bool { mode & 0o170000 == 0o100000 }
-    var isDirectory: Bool { mode & 0o170000 == 0o040000 }
-    /// Root-owned and not writable by group or others.
-    var isRootsAlone: Bool { owner == 0 && mode & 0o022 == 0 }
-  }
+  /// What stat(2) says of a file (ProcessFacts).
+  public typealias FileStatus = ProcessFacts.FileStatus
 
   /// The decision and the facts behind it.
   public struct Verdict: Equatable, Sendable {
@@ -65,44 +46,51 @@ public enum SystemProgram {
 
   /// Folders whose direct entries are system programs.
   static let programFolders = ["/usr/bin/", "/usr/sbin/", "/bin/", "/sbin/"]
-  /// Folders below which any file is a system program.
+  /// Folders below which any file is a system program or library.
   static let libraryFolders = ["/usr/libexec/", "/usr/lib/"]
-  /// The loader's variables that put other code into a program.
-  static let loaderVariables = ["LD_PRELOAD=", "LD_LIBRARY_PATH=", "LD_AUDIT="]
+  /// Executable mappings the kernel makes that no file backs.
+  static let kernelMappings = ["[vdso]", "[vsyscall]"]
+  /// The most executable mappings examined; a process with more is not judged a system program.
+  static let maximumMappings = 1024
 
-  /// Whether process `pid` runs a system program, and its name.
-  package static func check(_ pid: Int32, system: RequestVisibility.System) -> Verdict {
-    guard pid >= 1, let path = system.readLink("/proc/\(pid)/exe") else {
+  /// Whether process `pid` runs a system program, and its name, read through `facts`.
+  package static func check(_ pid: Int32, system facts: ProcessFacts) -> Verdict {
+    ProcessSnapshot(facts).systemProgram(pid)
+  }
+
+  /// Whether process `pid` of `snapshot` runs a system program (ProcessSnapshot.systemProgram remembers it).
+  static func verdict(_ pid: Int32, _ snapshot: ProcessSnapshot) -> Verdict {
+    let facts = snapshot.facts
+    guard pid >= 1, let path = snapshot.executable(pid) else {
       return Verdict(path: "", name: nil, reason: "the executable of process \(pid) cannot be read")
     }
-    let shown = RemoteSession.printable(path)
+    let shown = LogText.token(path)
     func refuse(_ why: String) -> Verdict {
       Verdict(path: path, name: nil, reason: "process \(pid) runs \(shown), \(why)")
     }
     guard let name = systemName(path) else { return refuse("which is not in a system folder") }
-    guard let running = system.status("/proc/\(pid)/exe", true), let named = system.status(path, false),
+    guard let running = facts.status("/proc/\(pid)/exe", true), let named = facts.status(path, false),
       running.device == named.device, running.inode == named.inode
     else { return refuse("whose path no longer names the file it runs") }
-    guard running.isRegular, running.isRootsAlone else {
-      return refuse("which is not a regular file of root's that only root can write")
-    }
-    var folder = path
-    while let slash = folder.utf8.lastIndex(of: UInt8(ascii: "/")) {
-      folder = slash == folder.utf8.startIndex ? "/" : String(folder[..<slash])
-      guard let status = system.status(folder, false), status.isDirectory, status.isRootsAlone else {
-        return refuse("in folder \(RemoteSession.printable(folder)), which is not root's alone")
+    var trusted = TrustedFiles(facts: facts)
+    if let why = trusted.refusal(path, running) { return refuse(why) }
+    guard let maps = facts.read("/proc/\(pid)/maps", 1 << 20) else { return refuse("whose mappings cannot be read") }
+    var examined = 0
+    for mapping in ProcessMaps.executableMappings(maps) {
+      examined += 1
+      guard examined <= maximumMappings else { return refuse("with more than \(maximumMappings) executable mappings") }
+      if mapping.inode == 0 {
+        if kernelMappings.contains(mapping.path) { continue }
+        return refuse("with executable memory no file backs (code written at run time)")
       }
-      if folder == "/" { break }
+      let mapped = LogText.token(mapping.path)
+      guard systemName(mapping.path) != nil else { return refuse("with \(mapped) mapped, which is not in a system folder") }
+      guard let file = facts.status(mapping.path, false), file.inode == mapping.inode,
+        file.device == mapping.device
+      else { return refuse("with \(mapped) mapped, whose path no longer names the mapped file") }
+      if let why = trusted.refusal(mapping.path, file) { return refuse("with \(mapped) mapped, \(why)") }
     }
-    guard let environment = system.read("/proc/\(pid)/environ", 1 << 20) else {
-      return refuse("whose environment cannot be read")
-    }
-    for entry in environment.split(separator: 0) {
-      for variable in loaderVariables where entry.starts(with: variable.utf8) {
-        return refuse("started with \(variable.dropLast()) set")
-      }
-    }
-    guard tracer(pid, system) == 0 else { return refuse("which is traced or whose tracer cannot be read") }
+    guard snapshot.tracer(pid) == 0 else { return refuse("which is traced or whose tracer cannot be read") }
     return Verdict(path: path, name: name, reason: "process \(pid) runs system program \(shown)")
   }
 
@@ -123,20 +111,26 @@ public enum SystemProgram {
     return name.isEmpty ? nil : name
   }
 
-  /// The TracerPid of /proc/PID/status; nil when it cannot be read.
-  static func tracer(_ pid: Int32, _ system: RequestVisibility.System) -> Int32? {
-    guard let bytes = system.read("/proc/\(pid)/status", 16384) else { return nil }
-    return ProcessFile.statusNumber("TracerPid:", in: bytes).flatMap { Int32(exactly: $0) }
-  }
+  /// Files and folders judged root's alone, each folder once per verdict.
+  struct TrustedFiles {
+    let facts: ProcessFacts
+    var folders: [String] = []
 
-  /// readlink(2) of the running system.
-  @Sendable package static func liveReadLink(_ path: String) -> String? {
-    Syscalls.linkTarget(path, capacity: 4095)
-  }
-
-  /// stat(2) (`follow`) or lstat(2) of the running system.
-  @Sendable package static func liveStatus(_ path: String, _ follow: Bool) -> FileStatus? {
-    guard case .success(let info) = Syscalls.status(ofPath: path, followingLink: follow) else { return nil }
-    return FileStatus(owner: info.owner, mode: info.typeAndMode, device: info.device, inode: info.inode)
+    /// Why `path` (whose status is `file`) is not a regular file that root alone can write, in folders that
+    /// root alone can write; nil when it is.
+    mutating func refusal(_ path: String, _ file: FileStatus) -> String? {
+      guard file.isRegular, file.isRootsAlone else { return "which is not a regular file of root's that only root can write" }
+      var folder = path
+      while let slash = folder.utf8.lastIndex(of: UInt8(ascii: "/")) {
+        folder = slash == folder.utf8.startIndex ? "/" : String(folder[..<slash])
+        if folders.contains(folder) { return nil }
+        guard let status = facts.status(folder, false), status.isDirectory, status.isRootsAlone else {
+          return "in folder \(LogText.token(folder)), which is not root's alone"
+        }
+        folders.append(folder)
+        if folder == "/" { break }
+      }
+      return nil
+    }
   }
 }

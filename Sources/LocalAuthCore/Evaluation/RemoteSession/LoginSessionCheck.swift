@@ -71,7 +71,7 @@ extension RemoteSession {
       guard !record.host.isEmpty, !isLocalDisplay(record.host), auditSession(record.pid, system) == session else {
         continue
       }
-      return "utmp records a login from \(printable(record.host)) in login session \(session) (pid \(record.pid))"
+      return "utmp records a login from \(LogText.token(record.host)) in login session \(session) (pid \(record.pid))"
     }
     return nil
   }

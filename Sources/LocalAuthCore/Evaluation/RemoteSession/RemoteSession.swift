@@ -158,7 +158,7 @@ public enum RemoteSession {
 
   /// Whether the session of `input` is remote, and why.
   package static func detect(_ input: Input, system: System) -> Verdict {
-    if !input.remoteHost.isEmpty { return Verdict(isRemote: true, reason: "PAM_RHOST is \(printable(input.remoteHost))") }
+    if !input.remoteHost.isEmpty { return Verdict(isRemote: true, reason: "PAM_RHOST is \(LogText.token(input.remoteHost))") }
     if let reason = utmpReason(input.tty, system) { return Verdict(isRemote: true, reason: reason) }
     if let reason = processReason(input.processID, system, knownSession: input.loginSession) {
       return Verdict(isRemote: true, reason: reason)
@@ -192,7 +192,7 @@ public enum RemoteSession {
       if key == "REMOTE_HOST" { remoteHost = value }
     }
     if remoteFlag { return "logind session \(session) is remote (REMOTE=1)" }
-    if !remoteHost.isEmpty { return "logind session \(session) has the remote host \(printable(remoteHost))" }
+    if !remoteHost.isEmpty { return "logind session \(session) has the remote host \(LogText.token(remoteHost))" }
     return nil
   }
 
@@ -227,7 +227,7 @@ public enum RemoteSession {
     guard !line.isEmpty, !line.hasPrefix(":"), let bytes = system.read(utmpPath, 1 << 20) else { return nil }
     for record in UtmpRecord.records(in: bytes) where record.type == UtmpRecord.userProcess && record.line == line {
       if !record.host.isEmpty && !isLocalDisplay(record.host) {
-        return "utmp records the login on \(printable(line)) from \(printable(record.host))"
+        return "utmp records the login on \(LogText.token(line)) from \(LogText.token(record.host))"
       }
     }
     return nil
@@ -263,7 +263,7 @@ public enum RemoteSession {
         return facts
       }
       if facts.daemon == nil, networkDaemons.contains(name) {
-        facts.daemon = (current == pid ? "the process \(current)" : "ancestor process \(current)") + " is \(printable(name))"
+        facts.daemon = (current == pid ? "the process \(current)" : "ancestor process \(current)") + " is \(LogText.token(name))"
       }
       if facts.stranger == nil, owner != 0 {
         facts.stranger = current == pid ? "it runs as uid \(owner)" : "its ancestor process \(current) runs as uid \(owner)"
@@ -289,8 +289,4 @@ public enum RemoteSession {
     return (stat.name, parent)
   }
 
-  /// `text` as a log-safe token: at most 64 bytes, printable ASCII without spaces, other bytes as "?".
-  static func printable(_ text: String) -> String {
-    String(decoding: text.utf8.prefix(64).map { $0 > 0x20 && $0 < 0x7F ? $0 : UInt8(ascii: "?") }, as: UTF8.self)
-  }
 }

@@ -46,6 +46,31 @@ enum ProcessFile {
   static func number(_ digits: ArraySlice<UInt8>) -> Int32? { wide(digits).flatMap { Int32(exactly: $0) } }
 
   /// `digits` (an optional "-" and 1 to 18 decimal digits) as an Int64, or nil.
+  static func decimal(_ digits: ArraySlice<UInt8>) -> Int64? { wide(digits) }
+
+  /// "0x" and 1 to 16 hexadecimal digits as a UInt64, or nil (/proc/PID/syscall's arguments, /proc/PID/maps).
+  static func hexadecimal(_ text: ArraySlice<UInt8>, prefixed: Bool = true) -> UInt64? {
+    var rest = text[...]
+    if prefixed {
+      guard rest.starts(with: [UInt8(ascii: "0"), UInt8(ascii: "x")]) else { return nil }
+      rest = rest.dropFirst(2)
+    }
+    guard !rest.isEmpty, rest.count <= 16 else { return nil }
+    var value: UInt64 = 0
+    for byte in rest {
+      let digit: UInt8
+      switch byte {
+      case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+      case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+      case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+      default: return nil
+      }
+      value = value << 4 | UInt64(digit)
+    }
+    return value
+  }
+
+  /// `digits` (an optional "-" and 1 to 18 decimal digits) as an Int64, or nil.
   private static func wide(_ digits: ArraySlice<UInt8>) -> Int64? {
     var rest = digits[...]
     let negative = rest.first == UInt8(ascii: "-")

@@ -1,0 +1,188 @@
+/// The processes around one request, as the kernel describes them, read once each through `ProcessFacts` and kept
+/// for the rest of the decision: the one process model of the caller's-process rules (RemoteSession,
+/// RequestVisibility, TerminalWatch, SystemProgram), which are functions over it.
+///
+/// Every fact is read on first use and remembered, so that a rule asking again costs nothing and all rules of one
+/// decision see the same state. A snapshot serves one decision; a later check (the wait's re-check) takes a new one.
+package final class ProcessSnapshot {
+  /// The fields of /proc/PID/stat the rules use.
+  package struct Stat: Equatable, Sendable {
+    /// COMM: the command name (the process's own choice: never evidence of what it runs).
+    package var name: String
+    /// The parent's pid.
+    package var parent: Int32
+    /// The process group.
+    package var group: Int32
+    /// The terminal session (its leader's pid).
+    package var session: Int32
+    /// The controlling terminal's device number (`tty_nr`); 0 for none.
+    package var terminal: Int32
+    /// The terminal's foreground process group (`tpgid`); -1 without a terminal.
+    package var foregroundGroup: Int32
+
+    /// "pts/3", "tty2", or "terminal MAJOR:MINOR".
+    package var terminalName: String { TerminalDevice.name(terminal) }
+    /// True when the process has a controlling terminal and is in its foreground process group.
+    package var isInForeground: Bool { terminal != 0 && foregroundGroup == group }
+  }
+
+  /// One open descriptor: its number and what /proc/PID/fd/N links to.
+  package struct Descriptor: Equatable, Sendable {
+    package var number: Int32
+    package var target: String
+  }
+
+  /// The most processes listed in a scan of /proc; a system with more is not scanned whole.
+  package static let maximumProcesses = 8192
+  /// The most descriptors examined in one process.
+  package static let maximumDescriptors = 4096
+
+  /// The seam the facts come through.
+  package let facts: ProcessFacts
+  private var stats: [Int32: Stat?] = [:]
+  private var uids: [Int32: UInt32?] = [:]
+  private var executables: [Int32: String?] = [:]
+  private var openDescriptors: [Int32: [Descriptor]?] = [:]
+  private var programs: [Int32: SystemProgram.Verdict] = [:]
+  private var scanned: [Int32]??
+  /// The terminals and foreground groups the decision relied on, in the order consulted: a later snapshot that
+  /// sees other groups there saw the foreground change (the wait's re-check).
+  package private(set) var foregroundsSeen: [Int32] = []
+
+  /// A snapshot reading through `facts`.
+  package init(_ facts: ProcessFacts) { self.facts = facts }
+
+  /// /proc/PID/stat's fields; nil when the process is gone or the file is malformed.
+  package func stat(_ pid: Int32) -> Stat? {
+    if let known = stats[pid] { return known }
+    var parsed: Stat? = nil
+    if pid >= 1, let bytes = facts.read("/proc/\(pid)/stat", 4096), let stat = ProcessFile.Stat(bytes, count: 6),
+      let parent = stat.numbers[1], let group = stat.numbers[2], let session = stat.numbers[3],
+      let terminal = stat.numbers[4], let foreground = stat.numbers[5]
+    {
+      parsed = Stat(
+        name: stat.name, parent: parent, group: group, session: session, terminal: terminal, foregroundGroup: foreground)
+    }
+    stats[pid] = parsed
+    return parsed
+  }
+
+  /// Notes the terminal and foreground group of `stat` as relied on.
+  package func noteForeground(_ stat: Stat) {
+    foregroundsSeen.append(stat.terminal)
+    foregroundsSeen.append(stat.foregroundGroup)
+  }
+
+  /// The real uid on the "Uid:" line of /proc/PID/status; nil when it cannot be read.
+  package func realUID(_ pid: Int32) -> UInt32? {
+    if let known = uids[pid] { return known }
+    let uid = status(pid, "Uid:").flatMap { UInt32(exactly: $0) }
+    uids[pid] = uid
+    return uid
+  }
+
+  /// The TracerPid of /proc/PID/status; nil when it cannot be read.
+  package func tracer(_ pid: Int32) -> Int32? { status(pid, "TracerPid:").flatMap { Int32(exactly: $0) } }
+
+  /// The first number on the line of /proc/PID/status that starts with `key`.
+  private func status(_ pid: Int32, _ key: StaticString) -> Int64? {
+    guard pid >= 1, let bytes = facts.read("/proc/\(pid)/status", 16384) else { return nil }
+    return ProcessFile.statusNumber(key, in: bytes)
+  }
+
+  /// The executable's path as /proc/PID/exe names it; nil when it cannot be read.
+  package func executable(_ pid: Int32) -> String? {
+    if let known = executables[pid] { return known }
+    let path = pid >= 1 ? facts.readLink("/proc/\(pid)/exe") : nil
+    executables[pid] = path
+    return path
+  }
+
+  /// The executable's file name, else COMM; "?" when neither can be read.
+  package func programName(_ pid: Int32) -> String {
+    executable(pid).map(Self.baseName) ?? stat(pid)?.name ?? "?"
+  }
+
+  /// Whether `pid` runs a system program (`SystemProgram.verdict`), decided once.
+  package func systemProgram(_ pid: Int32) -> SystemProgram.Verdict {
+    if let known = programs[pid] { return known }
+    let verdict = SystemProgram.verdict(pid, self)
+    programs[pid] = verdict
+    return verdict
+  }
+
+  /// The open descriptors of `pid` (at most `maximumDescriptors`); nil when they cannot be listed or there are
+  /// more.
+  package func descriptors(_ pid: Int32) -> [Descriptor]? {
+    if let known = openDescriptors[pid] { return known }
+    var found: [Descriptor]? = nil
+    if pid >= 1, let names = facts.list("/proc/\(pid)/fd", Self.maximumDescriptors + 1),
+      names.count <= Self.maximumDescriptors
+    {
+      found = names.compactMap { name in
+        guard let number = Int32(name), let target = facts.readLink("/proc/\(pid)/fd/\(name)") else { return nil }
+        return Descriptor(number: number, target: target)
+      }
+    }
+    openDescriptors[pid] = found
+    return found
+  }
+
+  /// The pseudo-terminal indexes of the masters `pid` holds (from /proc/PID/fdinfo's `tty-index:`); nil when its
+  /// descriptors cannot be read.
+  package func masters(_ pid: Int32) -> [Int]? {
+    guard let descriptors = descriptors(pid) else { return nil }
+    return descriptors.filter { TerminalDevice.isMaster($0.target) }.map { masterIndex(pid, $0.number) ?? -1 }
+  }
+
+  /// The index of the pseudo-terminal whose master is `pid`'s descriptor `fd`.
+  private func masterIndex(_ pid: Int32, _ fd: Int32) -> Int? {
+    guard let bytes = facts.read("/proc/\(pid)/fdinfo/\(fd)", 4096) else { return nil }
+    return ProcessFile.statusNumber("tty-index:", in: bytes).flatMap { Int(exactly: $0) }
+  }
+
+  /// Every pid in /proc; nil when /proc cannot be listed or holds more than `maximumProcesses`.
+  package func allProcesses() -> [Int32]? {
+    if let scanned { return scanned }
+    var pids: [Int32]? = nil
+    if let names = facts.list("/proc", Self.maximumProcesses + 512) {
+      let numbers = names.compactMap { Int32($0) }
+      if numbers.count <= Self.maximumProcesses { pids = numbers.sorted() }
+    }
+    scanned = .some(pids)
+    return pids
+  }
+
+  /// Every process holding the master of pts/`index`, found by reading every process's descriptors; nil when the
+  /// scan cannot be made whole (/proc too large, or a process whose descriptors cannot be read): a holder might
+  /// be missed.
+  package func holders(ofPts index: Int) -> [Int32]? {
+    guard let pids = allProcesses() else { return nil }
+    var found: [Int32] = []
+    for pid in pids {
+      guard let masters = masters(pid) else {
+        // A process that ended during the scan holds nothing; any other unreadable one might.
+        if stat(pid) == nil { continue }
+        return nil
+      }
+      if masters.contains(index) { found.append(pid) }
+    }
+    return found
+  }
+
+  /// What process `pid` is blocked in, from /proc/PID/syscall: the call's number and its first argument; nil
+  /// when it is running, or the file cannot be read.
+  package func blockedCall(_ pid: Int32) -> (number: Int64, first: UInt64)? {
+    guard pid >= 1, let bytes = facts.read("/proc/\(pid)/syscall", 512) else { return nil }
+    let fields = bytes.split(separator: UInt8(ascii: " "))
+    guard fields.count >= 2, let number = ProcessFile.decimal(fields[0]), number >= 0,
+      let first = ProcessFile.hexadecimal(fields[1])
+    else { return nil }
+    return (number, first)
+  }
+
+  /// The last component of a path.
+  package static func baseName(_ path: String) -> String {
+    path.split(separator: "/").last.map(String.init) ?? path
+  }
+}
