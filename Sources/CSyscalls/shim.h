@@ -50,8 +50,25 @@ static inline void csyscalls_syslog(int priority, const char *message) { syslog(
 // close_range(2) (Linux 5.9): closes every descriptor from `first` up; glibc declares it only with _GNU_SOURCE.
 static inline int csyscalls_close_from(unsigned int first) { return (int)syscall(SYS_close_range, first, ~0U, 0); }
 
-// The number /proc/PID/syscall shows for a process blocked in read(2), on this architecture.
+// The numbers /proc/PID/syscall shows for a process waiting for input, on this architecture (-1 where the
+// architecture has no such call: aarch64 has only pselect6 and ppoll).
 static inline long csyscalls_read_number(void) { return SYS_read; }
+static inline long csyscalls_pselect6_number(void) { return SYS_pselect6; }
+static inline long csyscalls_ppoll_number(void) { return SYS_ppoll; }
+static inline long csyscalls_select_number(void) {
+#ifdef SYS_select
+  return SYS_select;
+#else
+  return -1;
+#endif
+}
+static inline long csyscalls_poll_number(void) {
+#ifdef SYS_poll
+  return SYS_poll;
+#else
+  return -1;
+#endif
+}
 
 // getresuid(2) and setresuid(2), as <unistd.h> declares them under _GNU_SOURCE only (this module is not built with
 // it). glibc's setresuid changes the ids of every thread of the process; a raw system call would change one.

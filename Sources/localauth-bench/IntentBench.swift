@@ -8,6 +8,10 @@ import LocalAuthCore
 /// approved command (the caller's cmdline), timed in this process on itself, as the module makes them once per
 /// authentication. Figure 1 runs with the check on (its services are named in gui_services=, which decides after
 /// the reads), so figure 1's total already includes this cost.
+///
+/// 9b: what deciding that a pseudo-terminal is watched costs (TerminalWatch, issue 37): every holder of its master
+/// counts, so the descriptors of every process in /proc are read, whatever the verdict. The pseudo-terminal is one
+/// this process opens and holds; the figure names how many processes the machine ran.
 struct IntentBench {
   let counts: BenchCounts
 
@@ -38,6 +42,42 @@ struct IntentBench {
         json: .object([
           ("unit", .string("ms")), ("subject", measured?.json(scale: 1e3) ?? .null), ("target_ms", .number(0.1)),
           ("visible_rounds", .number(Double(visible))),
+        ])))
+    watchFigure(into: &report)
+  }
+
+  /// 9b: the scan of /proc that TerminalWatch makes for one pseudo-terminal.
+  func watchFigure(into report: inout Report) {
+    // A new pseudo-terminal's master, held by this process; its index from the kernel's fdinfo.
+    let master = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC)
+    let info = master >= 0 ? readText("/proc/self/fdinfo/\(master)") ?? "" : ""
+    guard let line = info.split(separator: "\n").first(where: { $0.hasPrefix("tty-index:") }),
+      let index = Int(line.dropFirst("tty-index:".count).drop(while: { $0 == " " || $0 == "\t" }))
+    else {
+      if master >= 0 { close(master) }
+      return
+    }
+    defer { close(master) }
+    let rounds = max(50, counts.wholeProcessPairs * 2)
+    var samples: [Double] = []
+    var processes = 0
+    for _ in 0..<(rounds + 5) {
+      let start = monotonicSeconds()
+      let snapshot = ProcessSnapshot(.live)
+      _ = TerminalWatch.unwatchedReason(pts: index, programs: RequestVisibility.defaultTerminalPrograms, snapshot)
+      samples.append(monotonicSeconds() - start)
+      processes = snapshot.allProcesses()?.count ?? 0
+    }
+    let measured = Summary(Array(samples.dropFirst(5)))
+    report.figures.append(
+      Figure(
+        id: "9b", name: "The terminal watch: every holder of a pseudo-terminal's master, over all of /proc (in process)",
+        ours: describe(measured, scale: 1e3, unit: "ms") + " (\(processes) processes)", reference: "—", comparison: "—",
+        target: "—", verdict: "—",
+        meaning: "A request on a pseudo-terminal (a terminal emulator's tab, tmux, script) reads every process's "
+          + "descriptors once: \(measured.map { fixed($0.median * 1e3, 2) } ?? "n/a") ms with \(processes) processes running.",
+        json: .object([
+          ("unit", .string("ms")), ("subject", measured?.json(scale: 1e3) ?? .null), ("processes", .number(Double(processes))),
         ])))
   }
 }

@@ -16,6 +16,8 @@ struct IntentTests {
     var owners: [String: (uid: UInt32, mode: UInt32)] = [:]
     /// The peer process of a Unix socket, by "PID/FD" (SO_PEERCRED).
     var peers: [String: Int32] = [:]
+    /// Process memory by "PID@ADDRESS" (/proc/PID/mem).
+    var memory: [String: [UInt8]] = [:]
 
     /// `pid` holds a Unix socket as descriptor `fd` connected to process `peer`.
     mutating func connect(_ pid: Int32, fd: Int, to peer: Int32) {
@@ -83,6 +85,7 @@ struct IntentTests {
       }.sorted()
       let listed = folders
       let peers = peers
+      let memory = memory
       var owners = owners
       owners[Self.libc] = owners[Self.libc] ?? (0, 0o644)
       let known = owners
@@ -102,7 +105,8 @@ struct IntentTests {
           }
           return nil
         },
-        socketPeer: { pid, fd in peers["\(pid)/\(fd)"] })
+        socketPeer: { pid, fd in peers["\(pid)/\(fd)"] },
+        memory: { pid, address, count in memory["\(pid)@\(address)"].flatMap { $0.count >= count ? Array($0.prefix(count)) : nil } })
     }
   }
 

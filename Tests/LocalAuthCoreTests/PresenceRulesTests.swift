@@ -108,12 +108,26 @@ struct PresenceRulesTests {
     proc.files["/proc/100/syscall"] = Array("61 0xffffffffffffffff 0x7ffc 0x2 0x0 0x0 0x0 0x7ffc 0x7f00\n".utf8)
     #expect(Self.check(proc).isVisible, "\(Self.check(proc).reason)")
     // bash is blocked reading pts/3 (read(0, …)): a background job took the foreground.
-    proc.files["/proc/100/syscall"] = Array("\(Syscalls.readSyscallNumber) 0x0 0x7ffc 0x1 0x0 0x0 0x0 0x7ffc 0x7f00\n".utf8)
+    proc.files["/proc/100/syscall"] = Array("\(Syscalls.inputSyscallNumbers.read) 0x0 0x7ffc 0x1 0x0 0x0 0x0 0x7ffc 0x7f00\n".utf8)
     let verdict = Self.check(proc)
     #expect(!verdict.isVisible)
     #expect(verdict.reason == "process 200 (sudo) is in the foreground of pts/3, but the terminal's shell, process 100 "
       + "(bash), is still reading it: the foreground was taken, not handed over")
+    // Debian's bash waits in pselect6(1, {0}, …): the read set, from its memory, holds the terminal.
+    proc.files["/proc/100/syscall"] = Array("\(Syscalls.inputSyscallNumbers.pselect6) 0x1 0x7ffc1000 0x0 0x0 0x0 0x7ffc 0x7f00\n".utf8)
+    proc.memory["100@\(0x7ffc1000)"] = [1, 0, 0, 0, 0, 0, 0, 0]
+    #expect(!Self.check(proc).isVisible)
+    // zsh-like: ppoll on {fd 0, POLLIN} and a pipe.
+    proc.files["/proc/100/syscall"] = Array("\(Syscalls.inputSyscallNumbers.ppoll) 0x7ffc2000 0x2 0x0 0x0 0x0 0x7ffc 0x7f00\n".utf8)
+    proc.memory["100@\(0x7ffc2000)"] = [0, 0, 0, 0, 1, 0, 0, 0, 7, 0, 0, 0, 1, 0, 0, 0]
+    #expect(!Self.check(proc).isVisible)
+    // A set that cannot be read, or a wait on something else (a pipe, fd 7), is no sign.
+    proc.memory["100@\(0x7ffc2000)"] = [7, 0, 0, 0, 1, 0, 0, 0]
+    #expect(Self.check(proc).isVisible)
+    proc.memory = [:]
+    #expect(Self.check(proc).isVisible)
     // Reading something else (a file, a pipe) is no sign.
+    proc.files["/proc/100/syscall"] = Array("\(Syscalls.inputSyscallNumbers.read) 0x0 0x7ffc 0x1 0x0 0x0 0x0 0x7ffc 0x7f00\n".utf8)
     proc.open(100, "null", fd: 0)
     #expect(Self.check(proc).isVisible)
     // The verdict names the foreground it relied on, for the wait's re-check.

@@ -62,9 +62,14 @@ struct RemoteSessionTests {
       let files = self.files
       let folders = self.folders
       let ledger = self.ledger
-      return RemoteSession.System(
+      let facts = ProcessFacts(
         read: { path, limit in files[path].flatMap { $0.count <= limit ? $0 : nil } },
-        exists: { folders.contains($0) || files[$0] != nil },
+        status: { path, _ in
+          folders.contains(path) || files[path] != nil
+            ? ProcessFacts.FileStatus(owner: 0, mode: 0o040755, device: 1, inode: 2) : nil
+        })
+      return RemoteSession.System(
+        facts: facts,
         sessionLedger: { session in ledger.map { $0[session].map { .recorded($0) } ?? .unrecorded } ?? .noLedger })
     }
   }
@@ -122,7 +127,7 @@ struct RemoteSessionTests {
     var fake = FakeSystem()
     fake.ancestry(["sudo", "my (sshd) x", "sshd2", "xsshd"])
     #expect(!detect(fake).isRemote)
-    #expect(RemoteSession.processStatus(101, fake.system)! == ("my (sshd) x", 102))
+    #expect(ProcessSnapshot(fake.system.facts).stat(101).map { ($0.name, $0.parent) }! == ("my (sshd) x", 102))
     fake.process(103, "a) S 1 (sshd", parent: 104)
     fake.process(104, "sshd", parent: 1)
     #expect(detect(fake).reason == "ancestor process 104 is sshd")
@@ -230,7 +235,7 @@ struct RemoteSessionTests {
   @Test("the live system: this test process is found and walked")
   func liveSystem() {
     let live = RemoteSession.System.live(runtimeRoot: "/nonexistent")
-    #expect(RemoteSession.processStatus(getpid(), live)?.parent == getppid())
+    #expect(ProcessSnapshot(live.facts).stat(getpid())?.parent == getppid())
     let verdict = RemoteSession.detect(RemoteSession.Input(remoteHost: "192.0.2.1", processID: getpid()), system: live)
     #expect(verdict.isRemote)
   }

@@ -59,7 +59,7 @@ struct ArgumentDecodingTests {
 
   @Test("PAM_RHOST: any host is remote, local names included; an unset one leaves the decision to the system")
   func remoteHosts() {
-    let nothing = RemoteSession.System(read: { _, _ in nil }, exists: { _ in false })
+    let nothing = RemoteSession.System(facts: ProcessFacts(read: { _, _ in nil }))
     for host in ["localhost", "localhost.localdomain", "127.0.0.1", "::1", "203.0.113.7"] {
       let verdict = RemoteSession.detect(RemoteSession.Input(remoteHost: host, processID: 100), system: nothing)
       #expect(verdict == RemoteSession.Verdict(isRemote: true, reason: "PAM_RHOST is \(host)"))
@@ -69,15 +69,15 @@ struct ArgumentDecodingTests {
     // Root's login session 5 with no ledger is left to the other signals; a user's (or an unknown login uid's)
     // is not local without a ledger.
     let session = RemoteSession.System(
-      read: { path, _ in
+      facts: ProcessFacts(read: { path, _ in
         path == "/proc/100/sessionid" ? Array("5".utf8) : path == "/proc/100/loginuid" ? Array("0".utf8) : nil
-      }, exists: { _ in false })
+      }))
     #expect(!RemoteSession.detect(RemoteSession.Input(remoteHost: "", processID: 100), system: session).isRemote)
     let userSession = RemoteSession.System(
-      read: { path, _ in path == "/proc/100/sessionid" ? Array("5".utf8) : nil }, exists: { _ in false })
+      facts: ProcessFacts(read: { path, _ in path == "/proc/100/sessionid" ? Array("5".utf8) : nil }))
     #expect(RemoteSession.detect(RemoteSession.Input(remoteHost: "", processID: 100), system: userSession).missingLedger)
     let sshd = RemoteSession.System(
-      read: { path, _ in path == "/proc/100/stat" ? Array("100 (sshd) S 1 100 100 0".utf8) : nil }, exists: { _ in false })
+      facts: ProcessFacts(read: { path, _ in path == "/proc/100/stat" ? Array("100 (sshd) S 1 100 100 0 -1 4194560 0 0".utf8) : nil }))
     #expect(RemoteSession.detect(RemoteSession.Input(remoteHost: "", processID: 100), system: sshd).isRemote)
   }
 }

@@ -158,8 +158,27 @@ enum Syscalls {
   /// This process's id (a public default argument: RequestOrigin.current).
   @usableFromInline
   static var processID: Int32 { getpid() }
-  /// The number /proc/PID/syscall shows for a process blocked in read(2) on this architecture.
-  static var readSyscallNumber: Int64 { Int64(csyscalls_read_number()) }
+  /// The numbers /proc/PID/syscall shows for a process waiting for input on this architecture (-1 for a call the
+  /// architecture lacks).
+  static var inputSyscallNumbers: (read: Int64, select: Int64, pselect6: Int64, poll: Int64, ppoll: Int64) {
+    (
+      Int64(csyscalls_read_number()), Int64(csyscalls_select_number()), Int64(csyscalls_pselect6_number()),
+      Int64(csyscalls_poll_number()), Int64(csyscalls_ppoll_number())
+    )
+  }
+
+  /// `count` bytes of process `pid`'s memory at `address` (/proc/PID/mem: root's, or ptrace access); nil when it
+  /// cannot be read whole.
+  static func processMemory(_ pid: Int32, at address: UInt64, count: Int) -> [UInt8]? {
+    guard count > 0, count <= 65536, address <= UInt64(Int64.max) - UInt64(count),
+      let fd = try? FileSyscalls.openNoFollow("/proc/\(pid)/mem", flags: O_RDONLY)
+    else { return nil }
+    defer { close(fd) }
+    var bytes = [UInt8](repeating: 0, count: count)
+    let got = bytes.withUnsafeMutableBytes { read(fd, into: $0, at: Int64(address)) }
+    guard case .success(count) = got else { return nil }
+    return bytes
+  }
   /// This process's parent's id.
   static var parentProcessID: Int32 { getppid() }
   /// This process's real uid.

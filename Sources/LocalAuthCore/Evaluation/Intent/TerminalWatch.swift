@@ -17,7 +17,7 @@
 ///   that merely has the user's terminal open proves nothing.
 /// Anything else (an interactive shell holding a master it opened, a daemon of the user's, a program started with
 /// a library of its own) leaves pts/N unwatched.
-enum TerminalWatch {
+package enum TerminalWatch {
   /// The default `terminal_programs=`: terminal emulators, by the name of their executable.
   static let defaultPrograms = [
     "gnome-terminal-server", "konsole", "xterm", "alacritty", "kitty", "foot", "tilix", "xfce4-terminal",
@@ -34,7 +34,7 @@ enum TerminalWatch {
   static let maximumSockets = 64
 
   /// Why pts/`index` is not watched; nil when it is. `programs` is `terminal_programs=`.
-  static func unwatchedReason(
+  package static func unwatchedReason(
     pts index: Int, programs: [String], _ snapshot: ProcessSnapshot, depth: Int = 0
   ) -> String? {
     let terminal = "pts/\(index)"

@@ -38,6 +38,9 @@ public struct ProcessFacts: Sendable {
   /// The process at the other end of a connected Unix socket that process `pid` holds as descriptor `fd` (the
   /// kernel's SO_PEERCRED: who connected, or accepted); nil when it is not such a socket or cannot be asked.
   package var socketPeer: @Sendable (_ pid: Int32, _ fd: Int32) -> Int32?
+  /// `count` bytes of process `pid`'s memory at `address` (/proc/PID/mem, root's to read): the descriptor sets a
+  /// blocked select(2) or poll(2) waits on; nil when they cannot be read whole.
+  package var memory: @Sendable (_ pid: Int32, _ address: UInt64, _ count: Int) -> [UInt8]?
 
   /// Describes a system. What is not given reads nothing: a fake names every fact its test relies on.
   public init(
@@ -45,13 +48,15 @@ public struct ProcessFacts: Sendable {
     readLink: @escaping @Sendable (String) -> String? = { _ in nil },
     list: @escaping @Sendable (String, Int) -> [String]? = { _, _ in nil },
     status: @escaping @Sendable (String, Bool) -> FileStatus? = { _, _ in nil },
-    socketPeer: @escaping @Sendable (Int32, Int32) -> Int32? = { _, _ in nil }
+    socketPeer: @escaping @Sendable (Int32, Int32) -> Int32? = { _, _ in nil },
+    memory: @escaping @Sendable (Int32, UInt64, Int) -> [UInt8]? = { _, _, _ in nil }
   ) {
     self.read = read
     self.readLink = readLink
     self.list = list
     self.status = status
     self.socketPeer = socketPeer
+    self.memory = memory
   }
 
   /// The running system (files opened without following a final symbolic link).
@@ -64,6 +69,7 @@ public struct ProcessFacts: Sendable {
         guard case .success(let info) = Syscalls.status(ofPath: path, followingLink: follow) else { return nil }
         return FileStatus(owner: info.owner, mode: info.typeAndMode, device: info.device, inode: info.inode)
       },
-      socketPeer: { pid, fd in Syscalls.socketPeer(of: pid, descriptor: fd) })
+      socketPeer: { pid, fd in Syscalls.socketPeer(of: pid, descriptor: fd) },
+      memory: { pid, address, count in Syscalls.processMemory(pid, at: address, count: count) })
   }
 }

@@ -170,15 +170,49 @@ package final class ProcessSnapshot {
     return found
   }
 
-  /// What process `pid` is blocked in, from /proc/PID/syscall: the call's number and its first argument; nil
+  /// What process `pid` is blocked in, from /proc/PID/syscall: the call's number and its first three arguments; nil
   /// when it is running, or the file cannot be read.
-  package func blockedCall(_ pid: Int32) -> (number: Int64, first: UInt64)? {
+  package func blockedCall(_ pid: Int32) -> (number: Int64, arguments: [UInt64])? {
     guard pid >= 1, let bytes = facts.read("/proc/\(pid)/syscall", 512) else { return nil }
     let fields = bytes.split(separator: UInt8(ascii: " "))
-    guard fields.count >= 2, let number = ProcessFile.decimal(fields[0]), number >= 0,
-      let first = ProcessFile.hexadecimal(fields[1])
-    else { return nil }
-    return (number, first)
+    guard fields.count >= 4, let number = ProcessFile.decimal(fields[0]), number >= 0 else { return nil }
+    var arguments: [UInt64] = []
+    for field in fields[1...3] {
+      guard let value = ProcessFile.hexadecimal(field) else { return nil }
+      arguments.append(value)
+    }
+    return (number, arguments)
+  }
+
+  /// The descriptors process `pid`, blocked in `call`, waits to read: read(2)'s descriptor, the read set of
+  /// select(2) and pselect6(2), the entries of poll(2) and ppoll(2) that wait for input (from its memory); nil when
+  /// it waits for something else, or they cannot be read.
+  package func awaitedInput(_ pid: Int32, _ call: (number: Int64, arguments: [UInt64])) -> [Int32]? {
+    let numbers = Syscalls.inputSyscallNumbers
+    let first = call.arguments[0]
+    let second = call.arguments[1]
+    switch call.number {
+    case numbers.read:
+      return first <= UInt64(Int32.max) ? [Int32(first)] : nil
+    case numbers.select, numbers.pselect6:
+      // select(nfds, readfds, …): the read set is a bitmap of nfds bits.
+      guard first >= 1, first <= 1024, second != 0,
+        let set = facts.memory(pid, second, Int((first + 63) / 64) * 8)
+      else { return nil }
+      return (0..<Int32(first)).filter { fd in set[Int(fd) / 8] & (1 << UInt8(fd % 8)) != 0 }
+    case numbers.poll, numbers.ppoll:
+      // poll(fds, nfds, …): struct pollfd { int fd; short events; short revents; }, POLLIN 1.
+      guard second >= 1, second <= 1024, first != 0, let entries = facts.memory(pid, first, Int(second) * 8) else {
+        return nil
+      }
+      return stride(from: 0, to: entries.count, by: 8).compactMap { offset -> Int32? in
+        let fd = Int32(entries[offset]) | Int32(entries[offset + 1]) << 8 | Int32(entries[offset + 2]) << 16
+          | Int32(entries[offset + 3]) << 24
+        return fd >= 0 && entries[offset + 4] & 1 != 0 ? fd : nil
+      }
+    default:
+      return nil
+    }
   }
 
   /// The last component of a path.

@@ -51,16 +51,11 @@ public enum RemoteSession {
     }
   }
 
-  /// The system reads the detection makes, as functions so that tests can feed fake /proc, logind and utmp files.
+  /// The system reads the detection makes: the process facts (ProcessFacts, the one seam to /proc, logind's and
+  /// utmp's files) and the module's session ledger, so that tests can feed fake files and ledgers.
   public struct System: Sendable {
-    /// The contents of a file of at most `limit` bytes; nil when it is missing, unreadable or larger.
-    package var read: @Sendable (_ path: String, _ limit: Int) -> [UInt8]?
-    /// True when the path exists.
-    package var exists: @Sendable (_ path: String) -> Bool
-    /// The uid a process runs as, for the ancestry walk: the owner of /proc/PID (its effective uid, or root's for
-    /// a setuid program, whose real uid the walk reads from getuid() when it is this process); nil when gone.
-    package var processOwner: @Sendable (_ pid: Int32) -> UInt32?
-
+    /// The one seam to /proc and the files the detection reads.
+    package var facts: ProcessFacts
     /// What the module's session ledger says of an audit session (SessionLedger).
     package var sessionLedger: @Sendable (_ session: UInt32) -> SessionLedger.Lookup
 
@@ -72,31 +67,33 @@ public enum RemoteSession {
     /// Names the system in the remembered facts (the runtime folder of its ledger).
     var identity: String
 
-    /// Describes a system; by default it has no session ledger, and a process's owner is the real uid of its
-    /// /proc/PID/status, read through `read`.
+    /// Describes a system; by default it has no session ledger.
     public init(
-      read: @escaping @Sendable (String, Int) -> [UInt8]?, exists: @escaping @Sendable (String) -> Bool,
-      processOwner: (@Sendable (Int32) -> UInt32?)? = nil,
-      sessionLedger: @escaping @Sendable (UInt32) -> SessionLedger.Lookup = { _ in .noLedger },
+      facts: ProcessFacts, sessionLedger: @escaping @Sendable (UInt32) -> SessionLedger.Lookup = { _ in .noLedger },
       remembersProcesses: Bool = false
     ) {
-      self.read = read
-      self.exists = exists
-      self.processOwner = processOwner ?? { pid in RemoteSession.statusUID(pid, read) }
+      self.facts = facts
       self.sessionLedger = sessionLedger
       self.remembersProcesses = remembersProcesses
       self.identity = ""
     }
 
-    /// The running system (files opened without following a final symbolic link), with the session ledger of
-    /// the runtime folder `runtimeRoot` (Options.runtimeRoot) for this boot.
+    /// The contents of a file of at most `limit` bytes (ProcessFacts.read).
+    func read(_ path: String, _ limit: Int) -> [UInt8]? { facts.read(path, limit) }
+    /// True when the path exists.
+    func exists(_ path: String) -> Bool { facts.status(path, true) != nil }
+    /// The uid a process runs as, for the ancestry walk: the owner of /proc/PID (its effective uid, or root's for a
+    /// setuid program, whose real uid the walk reads from getuid() when it is this process), else the real uid of
+    /// its /proc/PID/status; nil when gone.
+    func processOwner(_ pid: Int32) -> UInt32? {
+      facts.status("/proc/\(pid)", true)?.owner ?? ProcessSnapshot(facts).realUID(pid)
+    }
+
+    /// The running system, with the session ledger of the runtime folder `runtimeRoot` (Options.runtimeRoot) for
+    /// this boot.
     package static func live(runtimeRoot: String) -> System {
       let ledger = SessionLedger(root: runtimeRoot, bootID: SystemClock.bootID(readingFrom: SystemClock.bootIDPath))
-      var system = System(
-        read: { path, limit in try? readSmallFile(path, limit: limit) },
-        exists: { path in Syscalls.isAccessible(path) },
-        processOwner: { pid in (try? Syscalls.status(ofPath: "/proc/\(pid)").get())?.owner },
-        sessionLedger: { ledger.lookUp($0) }, remembersProcesses: true)
+      var system = System(facts: .live, sessionLedger: { ledger.lookUp($0) }, remembersProcesses: true)
       system.identity = runtimeRoot
       return system
     }
@@ -254,16 +251,18 @@ public enum RemoteSession {
   /// as root (this process by its real uid, the others by the owner of /proc/PID). A process that cannot be
   /// read, a loop or a chain too deep counts as not root's.
   static func walkAncestry(from pid: Int32, _ system: System) -> Ancestry {
+    let snapshot = ProcessSnapshot(system.facts)
     var facts = Ancestry()
     var current = pid
     for _ in 0...maximumAncestry {
       let owner = current == Syscalls.processID ? Syscalls.realUserID : system.processOwner(current)
-      guard current >= 1, let owner, let (name, parent) = processStatus(current, system) else {
+      guard current >= 1, let owner, let stat = snapshot.stat(current) else {
         if facts.stranger == nil { facts.stranger = "the ancestry of process \(current) cannot be read" }
         return facts
       }
-      if facts.daemon == nil, networkDaemons.contains(name) {
-        facts.daemon = (current == pid ? "the process \(current)" : "ancestor process \(current)") + " is \(LogText.token(name))"
+      let parent = stat.parent
+      if facts.daemon == nil, networkDaemons.contains(stat.name) {
+        facts.daemon = (current == pid ? "the process \(current)" : "ancestor process \(current)") + " is \(LogText.token(stat.name))"
       }
       if facts.stranger == nil, owner != 0 {
         facts.stranger = current == pid ? "it runs as uid \(owner)" : "its ancestor process \(current) runs as uid \(owner)"
@@ -274,19 +273,4 @@ public enum RemoteSession {
     if facts.stranger == nil { facts.stranger = "its ancestry is deeper than \(maximumAncestry) processes" }
     return facts
   }
-
-  /// The real uid on the "Uid:" line of /proc/PID/status (real, effective, saved, filesystem).
-  static func statusUID(_ pid: Int32, _ read: (String, Int) -> [UInt8]?) -> UInt32? {
-    guard let bytes = read("/proc/\(pid)/status", 16384) else { return nil }
-    return ProcessFile.statusNumber("Uid:", in: bytes).flatMap { UInt32(exactly: $0) }
-  }
-
-  /// The command name and parent pid from /proc/PID/stat ("PID (COMM) STATE PPID …"; COMM may hold spaces and ")").
-  static func processStatus(_ pid: Int32, _ system: System) -> (name: String, parent: Int32)? {
-    guard let bytes = system.read("/proc/\(pid)/stat", 4096), let stat = ProcessFile.Stat(bytes, count: 2),
-      let parent = stat.numbers[1]
-    else { return nil }
-    return (stat.name, parent)
-  }
-
 }
