@@ -35,21 +35,28 @@ extension LocalAuthCtl {
       }
     }
 
-    /// `keychain delete USER [--service S] [--account A] | --all`.
+    /// `keychain delete USER [--service S] [--account A] [--group G] | --all`.
     struct DeleteItems: ParsableCommand {
       static let configuration = CommandConfiguration(
-        commandName: "delete", abstract: "Delete a user's keychain items selected by service and account (or --all).")
+        commandName: "delete",
+        abstract: "Delete a user's keychain items selected by service, account and access group (or --all).")
 
       @OptionGroup var common: CommonOptions
       @Argument(help: "The user.") var user: String
       @Option(help: "Only items of this service.") var service: String?
       @Option(help: "Only items of this account.") var account: String?
+      @Option(help: ArgumentHelp("Only items of this access group (\"\" for items without one).", valueName: "group"))
+      var group: String?
       @Flag(help: "Every item of the user.") var all = false
 
       func validate() throws {
         _ = try userName(user)
-        if !all && service == nil && account == nil { throw ValidationError("Give --service, --account, or --all.") }
-        if all && (service != nil || account != nil) { throw ValidationError("--all takes no --service or --account.") }
+        if !all && service == nil && account == nil && group == nil {
+          throw ValidationError("Give --service, --account, --group, or --all.")
+        }
+        if all && (service != nil || account != nil || group != nil) {
+          throw ValidationError("--all takes no --service, --account or --group.")
+        }
       }
 
       func run() throws {
@@ -59,7 +66,7 @@ extension LocalAuthCtl {
           let deleted: [KeychainItem]
           do {
             deleted = try keychain.delete(
-              Keychain.Query(service: service, account: account, includesReservedGroups: true), for: name)
+              Keychain.Query(service: service, account: account, accessGroup: group, includesReservedGroups: true), for: name)
           } catch KeychainError.itemNotFound {
             deleted = []
           }

@@ -146,5 +146,12 @@ struct KeychainCommandTests {
     let groups = Set(items.map { "\($0["accessGroup"] as? String ?? "?")=\($0["reservedGroup"] as? Bool ?? false)" })
     #expect(groups == ["pam_localauth.module=true", "com.example.notes=false", "=false"])
     #expect(!json.stdout.contains("app-secret") && !json.stdout.contains("unix-password"))
+
+    // The administrator deletes the app's items by group, and the login secret stays.
+    let deleteNotes = try cli.run(["keychain", "delete", "alice", "--service", "pam_localauth", "--group", "com.example.notes"])
+    #expect(deleteNotes.stdout == "Deleted 1 keychain item of alice.\n")
+    #expect(try cli.run(["keychain", "delete", "alice", "--group", ""]).stdout == "Deleted 1 keychain item of alice.\n")
+    #expect(try keychain.items(for: alice).map(\.accessGroup) == ["pam_localauth.module"])
+    #expect(try cli.run(["keychain", "delete", "alice", "--all", "--group", "x"]).status == 64)
   }
 }
