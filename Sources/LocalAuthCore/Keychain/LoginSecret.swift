@@ -3,9 +3,10 @@
 /// a fingerprint login can hand it to pam_gnome_keyring and its peers through PAM_AUTHTOK and no app can read,
 /// replace or delete it (docs/KEYCHAIN.md, "The login secret").
 ///
-/// A secret stored by earlier versions (same service and account, an ordinary group) could have been written by any
+/// A secret stored by earlier versions (same service and account, no access group) could have been written by any
 /// app of the user, so it is never released: it is ignored, and deleted when the module captures the password again
-/// or the password changes.
+/// or the password changes. Only an item carrying every field the earlier module wrote is deleted (`isLegacy`): an
+/// app's own `pam_localauth`/`login` item in a group of its own, or with fields of its own, is the app's and stays.
 package struct LoginSecret {
   /// The keychain.
   package let keychain: Keychain
@@ -25,17 +26,41 @@ package struct LoginSecret {
     service: KeychainOptions.loginSecretService, account: KeychainOptions.loginSecretAccount,
     accessGroup: KeychainOptions.moduleAccessGroup)
 
-  /// Where earlier versions kept it: the same service and account in any ordinary access group, which apps can write.
-  static let legacyQuery = Keychain.Query(service: KeychainOptions.loginSecretService, account: KeychainOptions.loginSecretAccount)
+  /// The label the module gives the login secret (earlier versions wrote the same).
+  static let label = "Login password (pam_localauth)"
+
+  /// Where earlier versions kept it: the same service and account outside the reserved groups. Among these, only
+  /// the items `isLegacy` accepts are the module's.
+  static let legacyQuery = Keychain.Query(
+    service: KeychainOptions.loginSecretService, account: KeychainOptions.loginSecretAccount, accessGroup: "")
+
+  /// True for an item exactly as versions before the reserved group wrote the login secret: a generic password
+  /// with service "pam_localauth", account "login", no access group, the module's label, no other attribute,
+  /// WhenPasscodeSetThisDeviceOnly, access control userPresence or biometryCurrentSet alone, keyed by the device
+  /// key. An app's item with the same service and account but anything else (a group, a label, a class, another
+  /// access control) is the app's: the clean-up leaves it (issue 37, finding V). An app that copies every field has
+  /// made the module's item, and loses it with the module's.
+  package static func isLegacy(_ item: KeychainItem) -> Bool {
+    item.service == KeychainOptions.loginSecretService && item.account == KeychainOptions.loginSecretAccount
+      && item.accessGroup.isEmpty && item.itemClass == .genericPassword && item.label == label
+      && item.attributes.isEmpty && item.accessibility == .whenPasscodeSetThisDeviceOnly
+      && (item.flags == .userPresence || item.flags == .biometryCurrentSet) && item.keySource == .device
+      && item.passwordSetting == nil
+  }
+
+  /// Deletes the login secret earlier versions stored (`isLegacy`), and nothing else of the user's.
+  private func deleteLegacy(for user: UserName) {
+    _ = try? keychain.delete(for: user, among: LoginSecret.legacyQuery) { LoginSecret.isLegacy($0) }
+  }
 
   /// Stores `password` as the user's login secret, replacing any earlier one (and a copy stored the old way).
   package func capture(_ password: SecretBytes, for user: UserName, record: UserRecord?) throws(KeychainError) {
     _ = try? keychain.delete(LoginSecret.query, for: user)
-    _ = try? keychain.delete(LoginSecret.legacyQuery, for: user)
+    deleteLegacy(for: user)
     try keychain.add(
       Keychain.NewItem(
         service: KeychainOptions.loginSecretService, account: KeychainOptions.loginSecretAccount,
-        label: "Login password (pam_localauth)", accessGroup: KeychainOptions.moduleAccessGroup,
+        label: LoginSecret.label, accessGroup: KeychainOptions.moduleAccessGroup,
         accessibility: .whenPasscodeSetThisDeviceOnly, flags: flags, data: password.bytes),
       for: user, record: record, hasher: hasher)
   }
@@ -71,7 +96,7 @@ package struct LoginSecret {
   package func passwordChanged(
     for user: UserName, from old: SecretBytes, to new: SecretBytes, currentDomainState: String?
   ) throws(KeychainError) -> ChangeResult {
-    _ = try? keychain.delete(LoginSecret.legacyQuery, for: user)
+    deleteLegacy(for: user)
     guard let item = try keychain.matching(LoginSecret.query, for: user).first else { return .none }
     let authority = KeychainAuthorization(biometry: true, domainState: currentDomainState, passcode: SecretBytes([]))
     let stored = try? keychain.open(item, for: user, authorization: authority, unlockedThisBoot: true, hasher: hasher)
