@@ -1,0 +1,97 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Issue 37 through the setuid helper, on the simulated sensor: the user's own malware disguised as a screen locker
+/// (Q), and a background job that borrows the console's foreground to reuse a session unlock (R). The attack's
+/// programs are written and compiled at run time (Support/PresenceAttack.swift).
+@Suite(
+  .serialized,
+  .enabled(if: AppDriver.available, "la-app or the helper is not built"),
+  .enabled(if: getuid() == 0 && access("/usr/bin/cc", X_OK) == 0, "Needs root and cc."))
+struct PresenceAttackHelperTests {
+  @Test("Q: a `setsid -f` daemon disguised as /usr/bin/i3lock (its LD_PRELOAD hidden from /proc/PID/environ) in the helper's PAM mode: no finger, no success, no session unlock a later app reuses",
+    .enabled(if: access("/usr/bin/i3lock", X_OK) == 0, "Needs Debian's i3lock (make deps)."))
+  func disguisedScreenLocker() throws {
+    try withSandbox { s in
+      try Setups.ready(s)
+      let world = try HelperWorld(s, extraConfig: ["timeout=5", "gui_services=i3lock," + s.service, "reuse_duration=300"])
+      let attack = try PresenceAttack(uid: s.uid, gid: world.gid)
+      defer { attack.remove() }
+      let library = try attack.library("fake-i3lock.so", PresenceAttack.fakeLockerSource)
+      let driver = try attack.write("locker-driver.py", PresenceAttack.lockerDriver)
+      let log = attack.scratch + "/q.log"
+      let body = """
+        setsid -f /usr/bin/env LD_PRELOAD=\(library) FAKE_HELPER=\(world.helper) FAKE_DRIVER=\(driver) FAKE_USER=\(s.user) \
+        FAKE_LOG=\(log) /usr/bin/i3lock </dev/null >/dev/null 2>&1
+        i=0; while [ $i -lt 300 ] && ! grep -q 'FAKE-LOCKER: helper exit' \(log) 2>/dev/null; do sleep 0.1; i=$((i+1)); done
+        cat \(log)
+        """
+      try s.touch()
+      let run = try world.asUser("/bin/sh", ["-c", body])
+      let texts = RealPAM.HelperHostileTests.texts(run.stdout)
+      #expect(run.stdout.contains("FAKE-LOCKER: /proc/self/environ clean"), "\(run.stdout)\n\(run.stderr)")
+      #expect(run.stdout.contains("FAKE-LOCKER: helper exit"), "\(run.stdout)\n\(run.stderr)")
+      #expect(!texts.contains { $0.contains("Place your finger") }, "\(texts)")
+      #expect(try s.record()?.lastBiometricSuccess == nil, "the touch was accepted: \(texts)")
+      // A later app in a terminal of its own, allowing a reuse of 300 s and no interaction: no unlock to reuse.
+      let later = try AppDriver(world: world).inTerminal(["evaluate", "biometrics", "open your notes", "300", "nointeraction"])
+      #expect(!later.output.contains("evaluate success"), "\(later.output)")
+      #expect(later.lines("evaluate").first?.hasPrefix("evaluate error") == true, "\(later.output)")
+    }
+  }
+
+  @Test("R: after a session unlock (vlock, reuse 300), a background job that borrows the console's foreground reads a userPresence item: nothing is released silently",
+    .enabled(if: ScreenLockerEnvironment.capable, ScreenLockerEnvironment.skipMessage))
+  func borrowedForegroundReusesUnlock() throws {
+    try withSandbox { s in
+      try Setups.ready(s)
+      let locker = try VlockInTmux(s, extraConfig: ["reuse_duration=300"])
+      defer { locker.stop() }
+      let app = AppDriver(world: locker.world)
+      #expect(try app.inTerminal(["add", "mail", "alice", "hunter2", "userPresence"]).lines("status") == ["status 0"])
+      // The session unlock: vlock with one touch.
+      try s.touch()
+      try locker.start()
+      let pane = try s.presentingTouches {
+        try locker.pressEnter()
+        return try locker.waitForPane("vlock to exit") { $0.contains("VLOCK_EXIT=") }
+      }
+      try #require(pane.contains("VLOCK_EXIT=0"), "\(pane)")
+      let attack = try PresenceAttack(uid: s.uid, gid: locker.world.gid)
+      defer { attack.remove() }
+      let job = try attack.write("r-borrow.py", PresenceAttack.borrowedForegroundRun)
+      // The user's interactive shell on the console; the job borrows its foreground, then (the control) the user
+      // reads the same item in the foreground.
+      let run = try drive(
+        s, locker.world,
+        [
+          "expect:\\$ $", "send:/usr/bin/python3 \(job) \(AppDriver.app) read mail alice &", "expect:^BORROWED-END",
+          "send:wait; echo JOB-DONE-$((6*7))", "expect:^JOB-DONE-42",
+          "send:\(AppDriver.app) read mail alice; echo FOREGROUND-DONE-$((6*7))", "expect:^FOREGROUND-DONE-42",
+          "send:exit", "eof",
+        ])
+      let borrowed = PresenceAttackTests.section(run.transcript, "BORROWED-BEGIN", "BORROWED-END")
+      let foreground = PresenceAttackTests.section(run.transcript, "JOB-DONE-42", "FOREGROUND-DONE-42")
+      #expect(run.stepsCompleted, "\(run.transcript)")
+      #expect(!borrowed.contains("data hunter2"), "the item was released to the job: \(run.transcript)")
+      #expect(!borrowed.contains("status 0"), "\(run.transcript)")
+      // The control: the session unlock is there, and a request in the foreground reuses it (rule 7).
+      #expect(foreground.contains("data hunter2"), "\(run.transcript)")
+    }
+  }
+
+  /// Runs the user's interactive bash on a pseudo-terminal root holds (the console), with the helper's
+  /// configuration bound over /etc/security and la-app pointed at the setuid helper.
+  func drive(_ s: Sandbox, _ world: HelperWorld, _ steps: [String]) throws -> LoginSuTests.DriveResult {
+    let driver = LoginSuEnvironment.repositoryRoot.appendingPathComponent("Tests/scripts/e2e-ptydrive.py").path
+    var arguments = ["--mount", "--propagation", "private", LoginSuEnvironment.python, driver, "--timeout", "40"]
+    arguments += ["--bind", world.etcSecurity + ":/etc/security", "--as", "\(s.uid):\(world.gid)"] + steps
+    arguments += ["--", "/usr/bin/env", "-u", "SSH_CONNECTION", "-u", "SSH_CLIENT", "-u", "SSH_TTY"]
+    arguments += ["LOCALAUTH_HELPER=" + world.helper, "PS1=$ ", "/bin/bash", "--norc", "--noprofile", "-i"]
+    return LoginSuTests.DriveResult(try LoginSuTests.Command.run("/usr/bin/unshare", arguments).output)
+  }
+}
