@@ -101,8 +101,8 @@ struct FprintdPresenceAttackTests {
     defer { feeder.stop() }
     let run = try world.drive(
       [
-        "expect:\\$ $", "send:/usr/bin/python3 \(job) \"sudo -k /bin/sh -c 'id -u >\(ran)'; true\" 6 &", "expect:^FG-RETURNED",
-        "expect:^W-DONE",
+        "expect:\\$ $", "send:/usr/bin/python3 \(job) \"sudo -k /bin/sh -c 'id -u >\(ran)'; true\" 6 &", "expect:FG-RETURNED",
+        "expect:W-DONE",
         "send:wait; i=0; while [ $i -lt 100 ] && pgrep -U $(id -u) -x sudo >/dev/null; do sleep 0.1; i=$((i+1)); done; echo DONE-$((6*7))",
         "expect:^DONE-42", "send:exit", "eof",
       ],

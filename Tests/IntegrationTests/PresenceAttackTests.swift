@@ -23,10 +23,11 @@ struct PresenceAttackTests {
   static let hiddenCommand = #"sudo -k /bin/sh -c 'echo HIDDEN-RAN-$((6*7)); id'"#
   static let hiddenRan = "HIDDEN-RAN-42"
 
-  /// A driver step that presents the user's finger to whatever prompt waits within `wait` seconds (the hidden
-  /// one, when it got the finger) and prints the exit status of `localauthctl touch` as HIDDEN-TOUCH-EXIT=N.
-  static func hiddenTouch(_ fixture: SudoTests.Fixture, wait: Int) -> String {
-    "run:\(LoginSuEnvironment.ctl) touch \(SudoTests.userName) right-index --quality 1 --wait \(wait) "
+  /// A driver step that, after `delay` seconds (by default while `IntentE2ETests.promptsProbe` looks for a listed
+  /// prompt), presents the user's finger to whatever prompt waits within `wait` seconds (the hidden one, when it got
+  /// the finger) and prints the exit status of `localauthctl touch` as HIDDEN-TOUCH-EXIT=N.
+  static func hiddenTouch(_ fixture: SudoTests.Fixture, wait: Int, delay: Double = 2.5) -> String {
+    "run:sleep \(delay); \(LoginSuEnvironment.ctl) touch \(SudoTests.userName) right-index --quality 1 --wait \(wait) "
       + "--state-dir \(fixture.state); echo HIDDEN-TOUCH-EXIT=$?"
   }
 
@@ -92,7 +93,7 @@ struct PresenceAttackTests {
     #expect(!run.transcript.contains(Self.hiddenRan), "\(run.transcript)")
     // The user's own sudo, on the console after the session: the finger, naming its own command only.
     let visible = Self.section(run.transcript, "TMUX-DONE", "VISIBLE-EXIT=")
-    let fingerLines = visible.split(separator: "\n").filter { $0.contains("Place your finger on the sensor") }
+    let fingerLines = visible.split(separator: "\n").map(String.init).filter { $0.contains("Place your finger on the sensor") }
     let approval = "run `/bin/sh -c 'printf \\x27LOCALAUTH-%s-uid%s\\x5cn\\x27 OK \"$(id -u)\"'` as root (sudo)"
     #expect(fingerLines == ["Place your finger on the sensor to " + approval + "."], "\(visible)")
     #expect(!visible.contains("HIDDEN"), "\(visible)")
@@ -141,8 +142,8 @@ struct PresenceAttackTests {
     let run = try Self.drive(
       fixture,
       [
-        "expect:\\$ $", "send:/usr/bin/python3 \(job) \"\(command)\" 6 &", "expect:^FG-RETURNED",
-        Self.hiddenTouch(fixture, wait: 3), "expect:^W-DONE",
+        "expect:\\$ $", "send:/usr/bin/python3 \(job) \"\(command)\" 6 &", "expect:FG-RETURNED",
+        Self.hiddenTouch(fixture, wait: 3, delay: 0), "expect:W-DONE",
         "send:wait; i=0; while [ $i -lt 100 ] && pgrep -U $(id -u) -x sudo >/dev/null; do sleep 0.1; i=$((i+1)); done; echo DONE-$((6*7))",
         "expect:^DONE-42", "send:exit", "eof",
       ],
