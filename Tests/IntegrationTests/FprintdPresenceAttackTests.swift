@@ -78,7 +78,7 @@ struct FprintdPresenceAttackTests {
         "send:exec 9>&-; i=0; while [ $i -lt 100 ] && pgrep -U $(id -u) -x sudo >/dev/null; do sleep 0.1; i=$((i+1)); done; echo CLOSED-$((6*7))",
         "expect:^CLOSED-42", "send:exit", "eof",
       ],
-      command: PresenceAttackTests.interactiveShell(rc: rc))
+      command: PresenceAttackTests.interactiveShell(rc: rc), leader: true)
     #expect(run.stepsCompleted, "\(run.transcript)")
     #expect(attack.scratchFile("p.note").hasPrefix("pts/"), "the daemon did not take the terminal: \(run.transcript)")
     #expect(run.transcript.contains("CLAIMS-HIDDEN=0"), "the hidden sudo claimed the reader: \(run.transcript)")
@@ -106,7 +106,7 @@ struct FprintdPresenceAttackTests {
         "send:wait; i=0; while [ $i -lt 100 ] && pgrep -U $(id -u) -x sudo >/dev/null; do sleep 0.1; i=$((i+1)); done; echo DONE-$((6*7))",
         "expect:^DONE-42", "send:exit", "eof",
       ],
-      command: PresenceAttackTests.interactiveShell())
+      command: PresenceAttackTests.interactiveShell(), leader: true)
     #expect(run.stepsCompleted, "\(run.transcript)")
     #expect(world.watch.claims == 0, "Claim calls: \(world.watch.claims)")
     #expect(!feeder.events.contains { $0.hasPrefix("SENT") }, "\(feeder.transcript)")

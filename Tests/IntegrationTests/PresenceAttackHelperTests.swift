@@ -13,7 +13,7 @@ import Glibc
   .enabled(if: AppDriver.available, "la-app or the helper is not built"),
   .enabled(if: getuid() == 0 && access("/usr/bin/cc", X_OK) == 0, "Needs root and cc."))
 struct PresenceAttackHelperTests {
-  @Test("Q: a `setsid -f` daemon disguised as /usr/bin/i3lock (its LD_PRELOAD hidden from /proc/PID/environ) in the helper's PAM mode: no finger, no success, no session unlock a later app reuses",
+  @Test("Q: a `setsid -f` daemon disguised as /usr/bin/i3lock (its LD_PRELOAD hidden from /proc/PID/environ) in the helper's PAM mode: no finger, no success, no session unlock a later app's item read reuses",
     .enabled(if: access("/usr/bin/i3lock", X_OK) == 0, "Needs Debian's i3lock (make deps)."))
   func disguisedScreenLocker() throws {
     try withSandbox { s in
@@ -30,6 +30,8 @@ struct PresenceAttackHelperTests {
         i=0; while [ $i -lt 300 ] && ! grep -q 'FAKE-LOCKER: helper exit' \(log) 2>/dev/null; do sleep 0.1; i=$((i+1)); done
         cat \(log)
         """
+      let app = AppDriver(world: world)
+      #expect(try app.inTerminal(["add", "mail", "alice", "hunter2", "userPresence"]).lines("status") == ["status 0"])
       try s.touch()
       let run = try world.asUser("/bin/sh", ["-c", body])
       let texts = RealPAM.HelperHostileTests.texts(run.stdout)
@@ -37,10 +39,12 @@ struct PresenceAttackHelperTests {
       #expect(run.stdout.contains("FAKE-LOCKER: helper exit"), "\(run.stdout)\n\(run.stderr)")
       #expect(!texts.contains { $0.contains("Place your finger") }, "\(texts)")
       #expect(try s.record()?.lastBiometricSuccess == nil, "the touch was accepted: \(texts)")
-      // A later app in a terminal of its own, allowing a reuse of 300 s and no interaction: no unlock to reuse.
-      let later = try AppDriver(world: world).inTerminal(["evaluate", "biometrics", "open your notes", "300", "nointeraction"])
+      // A later app in a terminal of its own, allowing a reuse of 300 s and no interaction, reads the userPresence
+      // item: there is no session unlock to reuse, so nothing is released.
+      let later = try app.inTerminal(["reuse-read", "mail", "alice", "300"])
       #expect(!later.output.contains("evaluate success"), "\(later.output)")
       #expect(later.lines("evaluate").first?.hasPrefix("evaluate error") == true, "\(later.output)")
+      #expect(!later.output.contains("data hunter2"), "the item was released: \(later.output)")
     }
   }
 
@@ -86,11 +90,11 @@ struct PresenceAttackHelperTests {
     }
   }
 
-  /// Runs the user's interactive bash on a pseudo-terminal root holds (the console), with the helper's
-  /// configuration bound over /etc/security and la-app pointed at the setuid helper.
+  /// Runs the user's interactive bash on a pseudo-terminal root holds (the console), leading its session as a login
+  /// shell does, with the helper's configuration bound over /etc/security and la-app pointed at the setuid helper.
   func drive(_ s: Sandbox, _ world: HelperWorld, _ steps: [String]) throws -> LoginSuTests.DriveResult {
     let driver = LoginSuEnvironment.repositoryRoot.appendingPathComponent("Tests/scripts/e2e-ptydrive.py").path
-    var arguments = ["--mount", "--propagation", "private", LoginSuEnvironment.python, driver, "--timeout", "40"]
+    var arguments = ["--mount", "--propagation", "private", LoginSuEnvironment.python, driver, "--timeout", "40", "--exec"]
     arguments += ["--bind", world.etcSecurity + ":/etc/security", "--as", "\(s.uid):\(world.gid)"] + steps
     arguments += ["--", "/usr/bin/env", "-u", "SSH_CONNECTION", "-u", "SSH_CLIENT", "-u", "SSH_TTY"]
     arguments += ["LOCALAUTH_HELPER=" + world.helper, "PS1=$ ", "/bin/bash", "--norc", "--noprofile", "-i"]

@@ -32,12 +32,15 @@ struct PresenceAttackTests {
   }
 
   /// Runs `command` as the user on the driver's pseudo-terminal (root's: the console) with sudo's stack and drop-in
-  /// and `binds` (SOURCE:TARGET) in place, each step waiting at most `timeout` seconds.
+  /// and `binds` (SOURCE:TARGET) in place, each step waiting at most `timeout` seconds. With `leader` the command
+  /// leads the terminal's session, as a login shell does (`interactiveShell`).
   static func drive(
-    _ fixture: SudoTests.Fixture, _ steps: [String], command: [String], binds: [String] = [], timeout: Int = 30
+    _ fixture: SudoTests.Fixture, _ steps: [String], command: [String], binds: [String] = [], timeout: Int = 30,
+    leader: Bool = false
   ) throws -> LoginSuTests.DriveResult {
     guard let entry = getpwnam(SudoTests.userName) else { throw LoginSuTests.SetupError.snippet("the test user") }
     var arguments = ["--mount", "--propagation", "private", LoginSuEnvironment.python, fixture.driver, "--timeout", "\(timeout)"]
+    if leader { arguments.append("--exec") }
     arguments += ["--bind", fixture.stack + ":" + SudoTests.pamFile, "--bind", fixture.sudoers + ":" + SudoTests.sudoersFolder]
     for bind in binds { arguments += ["--bind", bind] }
     arguments += ["--as", "\(entry.pointee.pw_uid):\(entry.pointee.pw_gid)"] + steps
@@ -45,7 +48,8 @@ struct PresenceAttackTests {
     return LoginSuTests.DriveResult(try LoginSuTests.Command.run("/usr/bin/unshare", arguments).output)
   }
 
-  /// The user's interactive bash on the console, with `rc` as its rc file (or none).
+  /// The user's interactive bash on the console, with `rc` as its rc file (or none); drive it with `leader`, so that
+  /// it leads the console's session as a login shell does.
   static func interactiveShell(rc: String? = nil) -> [String] {
     ["PS1=$ ", "/bin/bash", "--noprofile"] + (rc.map { ["--rcfile", $0] } ?? ["--norc"]) + ["-i"]
   }
@@ -120,7 +124,7 @@ struct PresenceAttackTests {
         "send:exec 9>&-; i=0; while [ $i -lt 100 ] && pgrep -U $(id -u) -x sudo >/dev/null; do sleep 0.1; i=$((i+1)); done; echo CLOSED-$((6*7))",
         "expect:^CLOSED-42", "send:exit", "eof",
       ],
-      command: Self.interactiveShell(rc: rc))
+      command: Self.interactiveShell(rc: rc), leader: true)
     let hidden = Self.section(run.transcript, "HIDDEN-PTY-BEGIN\n", "HIDDEN-PTY-END-42")
     #expect(run.stepsCompleted, "\(run.transcript)")
     #expect(attack.scratchFile("p.note").hasPrefix("pts/"), "the daemon did not take the terminal: \(run.transcript)")
@@ -147,7 +151,7 @@ struct PresenceAttackTests {
         "send:wait; i=0; while [ $i -lt 100 ] && pgrep -U $(id -u) -x sudo >/dev/null; do sleep 0.1; i=$((i+1)); done; echo DONE-$((6*7))",
         "expect:^DONE-42", "send:exit", "eof",
       ],
-      command: Self.interactiveShell())
+      command: Self.interactiveShell(), leader: true)
     #expect(run.stepsCompleted, "\(run.transcript)")
     #expect(!PresenceAttack.exists(ran), "the hidden sudo ran its command as root: \(run.transcript)")
     #expect(try Self.lastBiometricSuccess(fixture) == nil, "a touch was accepted: \(run.transcript)")
