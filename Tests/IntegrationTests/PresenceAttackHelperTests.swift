@@ -49,39 +49,42 @@ struct PresenceAttackHelperTests {
   }
 
   @Test("R: after a session unlock (vlock, reuse 300), a background job that borrows the console's foreground reads a userPresence item: nothing is released silently",
-    .enabled(if: ScreenLockerEnvironment.capable, ScreenLockerEnvironment.skipMessage))
+    .enabled(if: access(ScreenLockerEnvironment.vlockMain, X_OK) == 0, "Needs Debian's vlock."))
   func borrowedForegroundReusesUnlock() throws {
     try withSandbox { s in
       try Setups.ready(s)
-      let locker = try VlockInTmux(s, extraConfig: ["reuse_duration=300"])
-      defer { locker.stop() }
-      let app = AppDriver(world: locker.world)
+      let world = try HelperWorld(s, extraConfig: ["timeout=10", "reuse_duration=300"])
+      let app = AppDriver(world: world)
       #expect(try app.inTerminal(["add", "mail", "alice", "hunter2", "userPresence"]).lines("status") == ["status 0"])
-      // The session unlock: vlock with one touch.
-      try s.touch()
-      try locker.start()
-      let pane = try s.presentingTouches {
-        try locker.pressEnter()
-        return try locker.waitForPane("vlock to exit") { $0.contains("VLOCK_EXIT=") }
-      }
-      try #require(pane.contains("VLOCK_EXIT=0"), "\(pane)")
-      let attack = try PresenceAttack(uid: s.uid, gid: locker.world.gid)
+      let attack = try PresenceAttack(uid: s.uid, gid: world.gid)
       defer { attack.remove() }
+      // The session unlock: Debian's setuid vlock-main, run by the user on the console, asks through the module in
+      // its own process (service vlock, a session unlock by default) and takes one touch. vlock ignores the signals
+      // a hang-up sends, so `timeout` kills it should it never unlock (a survivor would hold the test's pipe open).
+      let pamDir = attack.folder + "/pam.d"
+      try Run.checked("/bin/cp", ["-a", "/etc/pam.d", pamDir])
+      try attack.write(
+        "pam.d/vlock", s.moduleLine(["timeout=10", "reuse_duration=300"]) + "\naccount required pam_permit.so\n")
+      let touch = "run:\(Artifacts.ctl) touch \(s.user) right-index --quality 1 --wait 15 --state-dir \(s.stateDir)"
       let job = try attack.write("r-borrow.py", PresenceAttack.borrowedForegroundRun)
-      // The user's interactive shell on the console; the job borrows its foreground for la-app's `reuse-read` (an
-      // evaluation that may reuse the unlock and may not ask, then a read with that context), then (the control) the
-      // user runs the same in the foreground.
+      // The user's interactive shell on the console: vlock, then a job that borrows the foreground for la-app's
+      // `reuse-read` (an evaluation that may reuse the unlock and may not ask, then a read with that context), then
+      // (the control) the user runs the same in the foreground.
       let run = try drive(
-        s, locker.world,
+        s, world,
         [
-          "expect:\\$ $", "send:/usr/bin/python3 \(job) \(AppDriver.app) reuse-read mail alice 300 &", "expect:^BORROWED-END",
+          "expect:\\$ $", touch,
+          "send:VLOCK_CURRENT_MESSAGE=LOCKED timeout --foreground -s KILL 40 \(ScreenLockerEnvironment.vlockMain); echo VLOCK_EXIT=$?",
+          "expect:^LOCKED", "send:", "expect:VLOCK_EXIT=[0-9]", "expect:\\$ $",
+          "send:/usr/bin/python3 \(job) \(AppDriver.app) reuse-read mail alice 300 &", "expect:BORROWED-END",
           "send:wait; echo JOB-DONE-$((6*7))", "expect:^JOB-DONE-42",
           "send:\(AppDriver.app) reuse-read mail alice 300; echo FOREGROUND-DONE-$((6*7))", "expect:^FOREGROUND-DONE-42",
           "send:exit", "eof",
-        ])
+        ], binds: [pamDir + ":/etc/pam.d"])
       let borrowed = PresenceAttackTests.section(run.transcript, "BORROWED-BEGIN", "BORROWED-END")
       let foreground = PresenceAttackTests.section(run.transcript, "JOB-DONE-42", "FOREGROUND-DONE-42")
       #expect(run.stepsCompleted, "\(run.transcript)")
+      try #require(run.transcript.contains("VLOCK_EXIT=0"), "vlock did not unlock: \(run.transcript)")
       #expect(!borrowed.contains("data hunter2"), "the item was released to the job: \(run.transcript)")
       #expect(!borrowed.contains("evaluate success"), "\(run.transcript)")
       #expect(borrowed.contains("evaluate error"), "\(run.transcript)")
@@ -91,11 +94,13 @@ struct PresenceAttackHelperTests {
   }
 
   /// Runs the user's interactive bash on a pseudo-terminal root holds (the console), leading its session as a login
-  /// shell does, with the helper's configuration bound over /etc/security and la-app pointed at the setuid helper.
-  func drive(_ s: Sandbox, _ world: HelperWorld, _ steps: [String]) throws -> LoginSuTests.DriveResult {
+  /// shell does, with the helper's configuration bound over /etc/security, `binds` (SOURCE:TARGET) in place and
+  /// la-app pointed at the setuid helper.
+  func drive(_ s: Sandbox, _ world: HelperWorld, _ steps: [String], binds: [String] = []) throws -> LoginSuTests.DriveResult {
     let driver = LoginSuEnvironment.repositoryRoot.appendingPathComponent("Tests/scripts/e2e-ptydrive.py").path
     var arguments = ["--mount", "--propagation", "private", LoginSuEnvironment.python, driver, "--timeout", "40", "--exec"]
-    arguments += ["--bind", world.etcSecurity + ":/etc/security", "--as", "\(s.uid):\(world.gid)"] + steps
+    arguments += ["--bind", world.etcSecurity + ":/etc/security"] + binds.flatMap { ["--bind", $0] }
+    arguments += ["--as", "\(s.uid):\(world.gid)"] + steps
     arguments += ["--", "/usr/bin/env", "-u", "SSH_CONNECTION", "-u", "SSH_CLIENT", "-u", "SSH_TTY"]
     arguments += ["LOCALAUTH_HELPER=" + world.helper, "PS1=$ ", "/bin/bash", "--norc", "--noprofile", "-i"]
     return LoginSuTests.DriveResult(try LoginSuTests.Command.run("/usr/bin/unshare", arguments).output)
