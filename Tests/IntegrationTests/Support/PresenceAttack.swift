@@ -8,15 +8,18 @@ import Glibc
 /// Issue 37's attacks as the user's own malware runs them: the programs each attack needs (a C library preloaded into
 /// a system program, small Python daemons), written at run time into a folder of the test's and compiled there.
 /// The folder is root's (0755) with a `user` subfolder the attacker may write (its logs and pid files); nothing
-/// goes anywhere else. `remove()` deletes it.
+/// goes anywhere else. `remove()` ends what the attack left running and deletes the folder.
 final class PresenceAttack {
   /// The folder (root, 0755).
   let folder: String
   /// The attacker's own writable subfolder.
   var scratch: String { folder + "/user" }
+  /// The test user the attack runs as.
+  let uid: uid_t
 
   /// Makes the folder, with `scratch` owned by `uid`:`gid`.
   init(uid: uid_t, gid: gid_t) throws {
+    self.uid = uid
     folder = try TemporaryFolder.make("/tmp/localauth-attack.XXXXXX", mode: 0o755)
     guard mkdir(scratch, 0o755) == 0, chown(scratch, uid, gid) == 0 else {
       TemporaryFolder.remove(folder)
@@ -24,7 +27,29 @@ final class PresenceAttack {
     }
   }
 
-  func remove() { TemporaryFolder.remove(folder) }
+  /// Ends, by pid, every process the test user still runs (a fake server, a hidden sudo waiting for a passcode, a
+  /// daemon, when a step failed half way: the test created the user, so each is the test's), then deletes the folder.
+  func remove() {
+    for _ in 0..<50 {
+      let left = userProcesses()
+      if left.isEmpty { break }
+      for pid in left { kill(pid, SIGKILL) }
+      usleep(100_000)
+    }
+    TemporaryFolder.remove(folder)
+  }
+
+  /// The live processes whose real uid is the test user's.
+  private func userProcesses() -> [pid_t] {
+    let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+    return entries.compactMap { pid_t($0) }.filter { pid in
+      guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return false }
+      let lines = status.split(separator: "\n")
+      guard let ids = lines.first(where: { $0.hasPrefix("Uid:") }), let state = lines.first(where: { $0.hasPrefix("State:") })
+      else { return false }
+      return ids.split(separator: "\t").dropFirst().first == Substring("\(uid)") && !state.contains("Z")
+    }
+  }
 
   /// Writes `text` to `name` in the folder (0644) and returns its path.
   @discardableResult
