@@ -69,10 +69,12 @@ struct FprintdHiddenRequestTests {
     }
 
     /// Runs `command` (default: `sudo -k /bin/sh -c COMMAND`) as the user on the driver's pseudo-terminal (root's:
-    /// watched), with the stack, the drop-in and the bus in place.
-    func drive(_ steps: [String], command: [String]? = nil) throws -> LoginSuTests.DriveResult {
+    /// watched), with the stack, the drop-in and the bus in place; with `leader` the command leads the terminal's
+    /// session, as a login shell does.
+    func drive(_ steps: [String], command: [String]? = nil, leader: Bool = false) throws -> LoginSuTests.DriveResult {
       guard let entry = getpwnam(SudoTests.userName) else { throw LoginSuTests.SetupError.command("getpwnam", 0, "") }
       var arguments = ["--mount", "--propagation", "private", LoginSuEnvironment.python, sudo.driver, "--timeout", "25"]
+      if leader { arguments.append("--exec") }
       arguments += ["--bind", sudo.stack + ":" + SudoTests.pamFile, "--bind", sudo.sudoers + ":" + SudoTests.sudoersFolder]
       arguments += ["--bind", runDBus + ":/run/dbus"]
       arguments += ["--as", "\(entry.pointee.pw_uid):\(entry.pointee.pw_gid)"] + steps

@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """e2e-ptydrive.py: runs a command on a pseudo-terminal and follows a script of expect/send steps.
 
-Usage: e2e-ptydrive.py [--bind SRC:DST]... [--replace SRC:DST]... [--as UID:GID] [--timeout S] STEP... -- COMMAND...
+Usage: e2e-ptydrive.py [--bind SRC:DST]... [--replace SRC:DST]... [--as UID:GID] [--timeout S] [--exec] STEP... -- COMMAND...
 Steps: expect:REGEX  send:TEXT (a newline is added)  type:TEXT (no newline; \\x03 and the like are decoded)  eof  kill
        run:SHELL-COMMAND (started in the background as the driver's user, root; waited for when the driver ends)
        stop / cont (SIGSTOP / SIGCONT to the command's process group)  sleep:SECONDS
 The command runs below /bin/sh on the terminal, in its foreground process group, as a program a user starts
 from a shell: its parent has the same controlling terminal (docs/RULES.md, "Intent"). kill, stop and cont
-signal that process group (the shell and the command).
+signal that process group (the shell and the command). With --exec the command replaces that shell and so leads
+the terminal's session, as a login shell does (an interactive shell the tests drive as the user's console).
 --bind mounts SRC over DST (run it inside `unshare --mount`); --replace swaps DST's content for SRC's and
 puts the original back when the driver ends, also on SIGINT, SIGTERM or SIGHUP; a DST that did not exist is
 created with SRC's mode and removed at the end.
@@ -16,7 +17,7 @@ Prints the transcript, then "STEPS-OK" or "STEP-FAILED <step>", then "EXIT <stat
 import os, pty, re, select, shutil, signal, subprocess, sys, time
 
 binds, replaces, steps, command = [], [], [], []
-drop, timeout = None, 20.0
+drop, timeout, replace_shell = None, 20.0, False
 args = sys.argv[1:]
 while args:
     a = args.pop(0)
@@ -31,6 +32,8 @@ while args:
         drop = [int(x) for x in args.pop(0).split(":")]
     elif a == "--timeout":
         timeout = float(args.pop(0))
+    elif a == "--exec":
+        replace_shell = True
     else:
         steps.append(a)
 
@@ -83,8 +86,8 @@ try:
             os.setgid(drop[1])
             os.setuid(drop[0])
             os.environ.update({"HOME": "/", "USER": str(drop[0])})
-        # Not `exec "$@"`: the shell stays the command's parent on the terminal.
-        os.execv("/bin/sh", ["/bin/sh", "-c", '"$@"; exit $?', "sh"] + command)
+        # Not `exec "$@"` (unless --exec): the shell stays the command's parent on the terminal.
+        os.execv("/bin/sh", ["/bin/sh", "-c", 'exec "$@"' if replace_shell else '"$@"; exit $?', "sh"] + command)
 
     position = 0
 

@@ -192,6 +192,14 @@ case "context-read":
   report(await evaluate(context, "biometrics", "unlock your \(rest[0]) password"))
   read(rest[0], rest[1], context: context)
   read(rest[0], rest[1], context: context)
+case "reuse-read":
+  // reuse-read SERVICE ACCOUNT SECONDS: an evaluation that may reuse a match of the last SECONDS and may not ask
+  // (interactionNotAllowed), then a read with that context: an item released with no prompt at all (issue 37, R)
+  let context = LAContext()
+  context.touchIDAuthenticationAllowableReuseDuration = TimeInterval(rest[2]) ?? 0
+  context.interactionNotAllowed = true
+  report(await evaluate(context, "biometrics", "read your \(rest[0]) password"))
+  read(rest[0], rest[1], context: context)
 case "dialog-read":
   // dialog-read SERVICE ACCOUNT: a read whose prompt goes to the app's own dialog (no terminal)
   let context = LAContext()
