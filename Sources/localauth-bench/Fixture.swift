@@ -74,7 +74,8 @@ struct BenchPaths {
 
   /// Writes one service file whose auth stack is `lines` ("control module args"), plus pam_permit for account.
   /// pamtester answers through pipes, with no terminal: each pam_localauth line names its own service in
-  /// `gui_services=` (docs/RULES.md, "Intent"), so the finger is asked and the check's reads are still made.
+  /// `gui_services=` (docs/RULES.md, "Intent"), so the finger is asked (pamtester runs as root, whose services in
+  /// gui_services need no /proc read; figure 9 times the check for a request from a terminal).
   func writeStack(_ name: String, _ lines: [String]) throws {
     let marked = lines.map { "auth " + $0 + ($0.contains(module) ? " gui_services=" + name : "") }
     try services.write(name, lines: marked + ["account required " + securityDir + "/pam_permit.so"])

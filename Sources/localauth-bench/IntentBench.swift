@@ -6,8 +6,8 @@ import LocalAuthCore
 /// Item 9: what the intent check (docs/RULES.md, "Intent") adds to the fingerprint path: the /proc reads of
 /// RequestVisibility (the caller's stat and status, its parent's stat; all made whatever the verdict) and of the
 /// approved command (the caller's cmdline), timed in this process on itself, as the module makes them once per
-/// authentication. Figure 1 runs with the check on (its services are named in gui_services=, which decides after
-/// the reads), so figure 1's total already includes this cost.
+/// authentication. Figure 1's pamtester runs as root with its service in gui_services=, which a root caller's
+/// request needs no /proc read for: this figure is the check's whole cost for a request from a terminal.
 ///
 /// 9b: what deciding that a pseudo-terminal is watched costs (TerminalWatch, issue 37): every holder of its master
 /// counts, so the descriptors of every process in /proc are read, whatever the verdict. The pseudo-terminal is one
