@@ -40,6 +40,9 @@ public enum RequestVisibility {
     package var isVisible: Bool
     /// Why, as a phrase naming the process and its terminal state.
     package var reason: String
+    /// The foreground process groups of the terminals the verdict relied on: a recheck whose groups differ
+    /// withdraws the request (`EvaluationRequest.visibilityRecheck`).
+    package var watchState: [Int32] = []
 
     /// Describes a decision.
     public init(isVisible: Bool, reason: String) {
