@@ -28,8 +28,9 @@ extension PromptRegistry {
     } catch {
       return nil  // the prompt withdrew meanwhile: its folder is gone
     }
-    defer { _ = try? FileSyscalls.claim(path + "/" + staging) }
     let placed = try? FileSyscalls.linkExclusive(path + "/" + staging, to: path + "/" + Self.conflictMark)
+    // The staging name goes before the prompt is woken: a mark is read only with one name (readTrustedFile).
+    _ = try? FileSyscalls.claim(path + "/" + staging)
     PromptDoorbell.ring(doorbell(of: id))
     return placed ?? nil
   }
@@ -38,13 +39,18 @@ extension PromptRegistry {
   package func conflict(of id: String) -> ConflictMark? {
     guard PromptAnnouncement.isValidID(id) else { return nil }
     let path = folder(of: id) + "/" + Self.conflictMark
-    do {
-      guard let bytes = try FileSyscalls.readTrustedFile(path, limit: 4096) else { return nil }
-      return .marked(try PromptAnnouncement.decode(bytes, path: path))
-    } catch {
-      // A mark that is there but not what the registry writes still withdraws the prompt: fail closed.
-      return FileSyscalls.exists(path) ? .marked(nil) : nil
+    guard FileSyscalls.exists(path) else { return nil }
+    // A mark just placed still has its staging name for a moment (two links): read again shortly.
+    for attempt in 0..<4 {
+      if attempt > 0 { Syscalls.sleep(0.005) }
+      if let bytes = try? FileSyscalls.readTrustedFile(path, limit: 4096),
+        let other = try? PromptAnnouncement.decode(bytes, path: path)
+      {
+        return .marked(other)
+      }
     }
+    // A mark that is there but not what the registry writes still withdraws the prompt: fail closed.
+    return .marked(nil)
   }
 
   /// A prompt's conflict mark.

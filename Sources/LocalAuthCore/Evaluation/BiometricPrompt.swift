@@ -62,7 +62,7 @@ struct BiometricPrompt {
     case nil: break
     case .readerInUse?:
       // The reader is another request's: named when the registry knows it, and never a swipe instruction first.
-      return try withdraw(lease?.conflict(includingRecent: false) ?? .concurrent(nil, recent: false))
+      return try withdraw(lease?.conflict(includingRecent: false) ?? .readerInUse)
     case .failed(let why)?:
       dependencies.log.log(.error, "The fingerprint reader failed before the prompt for user \(user): \(why).")
       return .readerLost(why)

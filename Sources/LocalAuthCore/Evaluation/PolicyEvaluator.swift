@@ -103,7 +103,7 @@ package struct PolicyEvaluator {
         case .appCancel: .failure(.appCancel, .none)
         case .readerLost: .failure(.biometryNotAvailable, .none)
         case .passcode: .failure(.authenticationFailed, .none)  // no parallel prompt under this policy
-        case .withdrawn(.concurrent): .failure(.biometryNotAvailable, .concurrentRequest)
+        case .withdrawn(.concurrent), .withdrawn(.readerInUse): .failure(.biometryNotAvailable, .concurrentRequest)
         case .withdrawn(.notVisible): .failure(.biometryNotAvailable, .requestNotVisible)
         }
       return finish(outcome, request)

@@ -1,9 +1,11 @@
 /// Why a biometric prompt stopped waiting before the finger decided (docs/RULES.md, "One finger request at a
 /// time" and "Visibility holds for the whole wait"): the request falls back as a hidden one does.
 enum PromptWithdrawal: Equatable {
-  /// Another request asks for the same user's finger, or did a moment ago (`recent`); nil when it cannot be named
-  /// (the reader was claimed by a program outside the registry).
+  /// Another request asks for the same user's finger, or did a moment ago (`recent`); nil when its mark cannot be
+  /// read.
   case concurrent(PromptAnnouncement?, recent: Bool)
+  /// Another program outside the registry holds the reader (fprintd's Claim: AlreadyInUse).
+  case readerInUse
   /// The request stopped being visible at the machine, for this reason (`EvaluationRequest.visibilityRecheck`).
   case notVisible(String)
 
@@ -16,6 +18,8 @@ enum PromptWithdrawal: Equatable {
       let verb = recent ? "asked for your \(modality.bodyPart) a moment ago" : "is asking for your \(modality.bodyPart)"
       return "Another program \(verb): \(other.requestDescription)." + tail
     case .concurrent(nil, _):
+      return "Another program is asking for your \(modality.bodyPart)." + tail
+    case .readerInUse:
       return "Another program is using the \(modality == .touchID ? "fingerprint reader" : "camera")." + tail
     case .notVisible:
       return "This request is no longer shown where you can see it" + (then.map { "; " + lowercasedFirst($0) } ?? ".")
