@@ -33,7 +33,7 @@ extension RealPAM {
         let f = try FprintdTests.Fixture(s)
         defer { f.stop() }
         try f.acknowledge()
-        usleep(2_100_000)  // the acknowledging run asked no finger, but keep clear of any recent prompt
+        RecentPrompt.waitOut()  // the acknowledging run asked no finger, but keep clear of any recent prompt
         let first = Background { try f.ours(stdin: "1234\n") }
         let firstPID = try Self.waitForPrompt(s)
         let second = try f.ours(stdin: "1234\n")

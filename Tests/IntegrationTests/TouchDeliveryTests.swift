@@ -98,7 +98,7 @@ struct TouchDeliveryTests {
     #expect(!suRun.transcript.contains(LoginSuTests.marker), "\(suRun.transcript)")
     // A prompt starting within two seconds of the su's end would fall back (docs/RULES.md, "One finger request
     // at a time").
-    usleep(2_100_000)
+    RecentPrompt.waitOut()
 
     // A's own request (real uid A) is reached by the same touch, started before the prompt appears.
     let service = fixture.folder + "/pam.d"
@@ -172,7 +172,7 @@ extension RealPAM {
         #expect(first.syslog.contains { $0.hasPrefix("Biometric match succeeded for user \(s.user)") })
         // Another terminal: the finger is asked for again (none comes: the 1 s sensor wait ends the prompt), once
         // the two seconds after the first prompt's end have passed (docs/RULES.md, "One finger request at a time").
-        usleep(2_100_000)
+        RecentPrompt.waitOut()
         let other = try s.pamtester(user: nil, options: ["-I", "tty=/dev/pts/92"])
         #expect(other.status != 0)
         #expect(other.info.contains { $0.hasPrefix("Place your finger on the sensor") }, "\(other.info)")
