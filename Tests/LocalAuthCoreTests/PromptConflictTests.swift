@@ -127,6 +127,13 @@ struct PromptConflictTests {
       == "error: Another program asked for your finger a moment ago: sudo, pid 4242, no terminal, run `id` as root (sudo). Enter your passcode.")
     #expect(world.log.lines.contains { $0.hasPrefix("A request for the finger of user alice") && $0.contains("pid 4242") })
     #expect(world.sensor.pending.count == 1)  // the touch was not read
+    // The same requesting process asking again within the window (an app's next context, through another helper
+    // process) is not another program.
+    let again = PromptRegistry(root: folder.path, waiterPID: getppid())
+    let sameApp = try PromptLease.announce(
+      request(world, .deviceOwnerAuthentication, Self.first), modality: .touchID, in: again, clock: world.clock, log: world.log)
+    #expect(sameApp.conflict(includingRecent: true) == nil)
+    sameApp.end()
     // Past the window (and the first request's own end is its own process's: no conflict with itself).
     world.clock.advance(by: 2.5)
     #expect(try evaluator(world, folder).evaluate(request(world, .deviceOwnerAuthenticationWithBiometrics, Self.first)) == .success(.biometry))

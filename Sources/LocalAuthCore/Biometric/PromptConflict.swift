@@ -70,9 +70,10 @@ extension PromptRegistry {
   }
 
   /// The prompt of `user` that ended within the last `recentWindow` seconds before `uptime`, when another
-  /// process than `waiter` (pid and start time) waited for it; nil otherwise.
+  /// program asked for it: not the process `waiter` (pid and start time) waited in (sudo's next try), nor one
+  /// asked by `requester`'s own process (an app's next context, served by another helper process); nil otherwise.
   package func recentlyEnded(
-    for user: UserName, at uptime: Double, excluding waiter: (pid: Int32, start: UInt64)
+    for user: UserName, at uptime: Double, excluding waiter: (pid: Int32, start: UInt64), requester: RequestOrigin
   ) -> PromptAnnouncement? {
     let path = endedFolder + "/" + user.value
     guard let bytes = try? FileSyscalls.readTrustedFile(path, limit: 4096),
@@ -84,6 +85,7 @@ extension PromptRegistry {
     // A record from before a reboot (a runtime folder that is not tmpfs) reads as ended in the future: ignored.
     guard age >= 0, age <= Self.recentWindow else { return nil }
     if ended.waiterPID == waiter.pid && ended.processStart == waiter.start { return nil }
+    if ended.origin.processID == requester.processID && ended.origin.requesterUID == requester.requesterUID { return nil }
     return ended
   }
 }

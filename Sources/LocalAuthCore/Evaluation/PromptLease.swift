@@ -83,7 +83,9 @@ struct PromptLease {
     }
     guard includingRecent else { return nil }
     let waiter = (announcement.waiterPID, announcement.processStart)
-    guard let ended = registry.recentlyEnded(for: announcement.user, at: clock.uptime(), excluding: waiter) else {
+    let recent = registry.recentlyEnded(
+      for: announcement.user, at: clock.uptime(), excluding: waiter, requester: announcement.origin)
+    guard let ended = recent else {
       return nil
     }
     if registry.mark(announcement.id, naming: ended) != false {
