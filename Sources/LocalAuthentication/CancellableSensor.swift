@@ -19,6 +19,12 @@ final class CancellableSensor: BiometricSensor {
 
   func openPrompt(for user: UserName, origin: RequestOrigin) throws(LocalAuthError) { try inner.openPrompt(for: user, origin: origin) }
 
+  func openPrompt(_ announcement: PromptAnnouncement) throws(LocalAuthError) {
+    try inner.openPrompt(announcement)
+  }
+
+  func startFailure(for user: UserName) -> PromptStartFailure? { inner.startFailure(for: user) }
+
   func closePrompt(for user: UserName) { inner.closePrompt(for: user) }
 
   func nextEvent(for user: UserName, deadline: WallTime) throws(LocalAuthError) -> SensorEvent {

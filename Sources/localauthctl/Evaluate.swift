@@ -70,6 +70,7 @@ extension LocalAuthCtl {
       case .remoteSession: " Biometry is not used in remote sessions."
       case .fallbackChosen: " The fallback button was pressed."
       case .requestNotVisible: " Biometry is not offered to a request without a terminal or from a background job."
+      case .concurrentRequest: " Another request asks for the same finger or face: biometry is not offered to either."
       }
     }
   }

@@ -33,7 +33,8 @@ extension LocalAuthCtl {
         let context = try common.context()
         let waiting = try context.sensorAdmin.waitingPrompts(for: try user.map(userName))
         if json {
-          print(JSONValue.array(waiting.map(Self.object)).rendered())
+          let admin = context.sensorAdmin
+          print(JSONValue.array(waiting.map { Self.object($0, conflict: admin.conflict(of: $0.id)) }).rendered())
         } else if waiting.isEmpty {
           print(user.map { "No prompt is waiting for \($0)." } ?? "No prompt is waiting.")
         } else {
@@ -50,13 +51,20 @@ extension LocalAuthCtl {
       }
     }
 
-    static func object(_ p: PromptAnnouncement) -> JSONValue {
-      .object([
+    /// A prompt as JSON; `conflictWith` is the id of the request its conflict mark names ("" when it cannot be
+    /// read), null when it has none.
+    static func object(_ p: PromptAnnouncement, conflict: PromptRegistry.ConflictMark? = nil) -> JSONValue {
+      let mark: JSONValue =
+        switch conflict {
+        case .marked(let other)?: .string(other?.id ?? "")
+        case nil: .null
+        }
+      return .object([
         ("id", .string(p.id)), ("user", .string(p.user.value)), ("modality", .string(p.modality.rawValue)),
         ("service", .string(p.origin.service)), ("tty", .string(p.origin.tty)),
         ("requesterUid", .int(Int(p.origin.requesterUID))), ("requester", .string(p.origin.requesterName)),
         ("remoteHost", .string(p.origin.remoteHost)), ("pid", .int(Int(p.origin.processID))),
-        ("started", .number(p.started.seconds)), ("approval", .string(p.origin.approval)),
+        ("started", .number(p.started.seconds)), ("approval", .string(p.origin.approval)), ("conflictWith", mark),
       ])
     }
   }

@@ -53,6 +53,7 @@ extension RealPAM {
         #expect(second.conversation.contains("Enter Password: "), "\(second.conversation)")
         #expect(try s.record()?.biometricFailures == 0)
 
+        RecentPrompt.waitOut()
         try s.touch()
         let finger = try s.pamtester(stdin: "")
         #expect(finger.verdict == PAMText.verdict("PAM_SUCCESS"), "\(finger.run.stderr)")

@@ -62,8 +62,10 @@ extension RealPAM {
         for _ in 0..<3 { try s.touch(from: "intruder") }
         let first = try app.inTerminal(["evaluate", "biometrics", "unlock the vault"])
         #expect(first.lines("evaluate") == ["evaluate error -1"], "\(first.output)")
+        RecentPrompt.waitOut()  // each run is another program (docs/RULES.md, "One finger request at a time")
         for _ in 0..<2 { try s.touch(from: "intruder") }
         _ = try app.inTerminal(["evaluate", "biometrics", "unlock the vault"])
+        RecentPrompt.waitOut()
         let locked = try app.inTerminal(["evaluate", "biometrics", "unlock the vault"])
         #expect(locked.lines("evaluate") == ["evaluate error -8"], "\(locked.output)")
         #expect((try s.record())?.biometricFailures ?? 0 >= 5)

@@ -203,6 +203,8 @@ extension RealPAM {
         }
 
         // Session A: the finger, then the read needs nothing more; session B: asked again, and nothing without it.
+        // The fresh session's finger prompt ended a moment ago (RecentPrompt).
+        RecentPrompt.waitOut()
         try s.touch()
         let a = try driver.run([
           "hello", Self.evaluate(.deviceOwnerAuthenticationWithBiometrics), "reply", Self.readProtected, "reply",
@@ -213,10 +215,12 @@ extension RealPAM {
         }
         #expect(a.only.requests.count == 1 && !a.only.timedOut, "one request, for the evaluation only: \(a.run.stdout)")
         #expect(Self.data(a.only) == ["s3cret"] && a.only.replies[1] == .done(AppFields()), "\(a.run.stdout)")
+        RecentPrompt.waitOut()
         let b = try driver.run(["hello", Self.readProtected, "reply"], inTerminal: true)
         #expect(b.only.requests.count == 1 && !b.only.timedOut, "\(b.run.stdout)")
         #expect(Self.data(b.only).isEmpty, "\(b.run.stdout)")
         // With the finger, B reads it: the refusals above are the missing finger, not a broken item.
+        RecentPrompt.waitOut()
         try s.touch()
         let c = try driver.run(["hello", Self.readProtected, "reply"], inTerminal: true)
         #expect(Self.data(c.only) == ["s3cret"], "\(c.run.stdout)")

@@ -25,6 +25,7 @@ extension RealPAM {
         let run = try app.inTerminal(["right-authorize", "biometry"])
         #expect(run.lines("right") == ["right authorized state=2", "right state=3"], "\(run.output)")
         #expect(run.output.contains("Place your finger on the sensor"), "\(run.output)")
+        RecentPrompt.waitOut()  // the next run is another program (docs/RULES.md, "One finger request at a time")
         for _ in 0..<3 { try s.touch(from: "intruder") }
         let wrong = try app.inTerminal(["right-authorize", "biometry"])
         #expect(wrong.lines("right") == ["right error -1", "right state=3"], "\(wrong.output)")

@@ -110,6 +110,7 @@ extension RealPAM {
         #expect(run.conversation.components(separatedBy: "Try again.").count - 1 == 2, "\(run.conversation)")
         #expect(run.conversation.contains("Enter Passcode: "))
         try f.writeServices(policy: "deviceOwnerAuthenticationWithBiometrics")
+        RecentPrompt.waitOut()
         let biometricsOnly = try f.ours(["SCAN print-X", "SCAN print-X", "SCAN print-X"])
         #expect(biometricsOnly.verdict == PAMText.verdict("PAM_AUTH_ERR"), "\(biometricsOnly.run.stderr)")
         #expect(try s.record()?.biometricFailures == 3)
@@ -130,6 +131,7 @@ extension RealPAM {
         try f.writeServices(policy: "deviceOwnerAuthenticationWithBiometrics")
         let first = try f.ours(["SCAN print-X", "SCAN print-X", "SCAN print-X"])
         #expect(first.verdict == PAMText.verdict("PAM_AUTH_ERR"), "\(first.run.stderr)")
+        RecentPrompt.waitOut()
         let second = try f.ours(["SCAN print-X", "SCAN print-X"])
         #expect(second.verdict == PAMText.verdict("PAM_MAXTRIES"), "\(second.run.stderr)")
         #expect(second.conversation.contains("Too many failed attempts; biometry is locked until the passcode is entered."))
@@ -142,6 +144,7 @@ extension RealPAM {
         let passcode = try f.ours(stdin: "1234\n")
         #expect(passcode.verdict == PAMText.verdict("PAM_SUCCESS"), "\(passcode.run.stderr)")
         #expect(try s.record()?.biometricFailures == 0)
+        RecentPrompt.waitOut()
         let finger = try f.ours(["SCAN print-A"])
         #expect(finger.verdict == PAMText.verdict("PAM_SUCCESS"), "\(finger.run.stderr)")
         let peerFirst = try f.theirs(["SCAN print-X", "SCAN print-X", "SCAN print-X"])
@@ -222,6 +225,7 @@ extension RealPAM {
         #expect(run.syslog.contains("Biometric prompt for user \(s.user) timed out after 1 seconds."), "\(run.syslog)")
         // The claim was released: the next prompt can claim the reader again and match.
         try f.writeServices(policy: "deviceOwnerAuthentication")
+        RecentPrompt.waitOut()
         let next = try f.ours(["SCAN print-A"])
         #expect(next.verdict == PAMText.verdict("PAM_SUCCESS"), "\(next.run.stderr)")
       }

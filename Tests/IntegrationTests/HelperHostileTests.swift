@@ -261,6 +261,7 @@ extension RealPAM {
         ]
         let claim = "claim:\(s.user),sudo,/dev/pts/4"
         for (label, launcher, expected) in cases {
+          RecentPrompt.waitOut()  // the previous case's prompt ended a moment ago
           nonisolated(unsafe) var run: ProcessRun?
           let done = DispatchSemaphore(value: 0)
           Thread.detachNewThread {

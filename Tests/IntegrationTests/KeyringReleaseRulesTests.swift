@@ -63,6 +63,7 @@ extension RealPAM.KeyringUnlockTests {
       #expect(!(try s.ctl("keychain", "list", s.user).stdout.contains("account \"login\"")), "the stale secret was deleted")
 
       try capture(world, Self.password)
+      RecentPrompt.waitOut()
       try s.touch()
       #expect(try world.pamtester(service: "expose").status == 0)
       #expect(world.takeExposed() == Data(Self.password.utf8), "captured again at the next password login")
@@ -118,6 +119,7 @@ extension RealPAM.KeyringUnlockTests {
       #expect(try world.loginCollectionLocked() == true)
       try world.stopKeyringDaemons()
 
+      RecentPrompt.waitOut()
       try s.touch()
       let finger = try world.pamtester(service: "shipped-login", ["authenticate", "open_session"])
       #expect(finger.status == 0, "\(finger.run.stderr)")

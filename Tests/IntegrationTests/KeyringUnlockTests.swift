@@ -186,6 +186,7 @@ extension RealPAM {
         try world.stopKeyringDaemons()
 
         // The control: the same stack with the right finger unlocks it, so the failure above is what kept it locked.
+        RecentPrompt.waitOut()
         try s.touch()
         let login = try world.pamtester(service: "login", ["authenticate", "open_session"])
         #expect(login.status == 0, "\(login.run.stderr)")
@@ -271,6 +272,7 @@ extension RealPAM {
         #expect(changed.status == 0, "\(changed.run.stderr)")
         #expect(changed.verdict == "pamtester: authentication token altered successfully.", "\(changed.run.stderr)")
 
+        RecentPrompt.waitOut()
         try s.touch()
         let finger = try world.pamtester(service: "expose")
         #expect(finger.status == 0, "the finger still authenticates: \(finger.run.stderr)")

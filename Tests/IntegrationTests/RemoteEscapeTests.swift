@@ -94,6 +94,7 @@ extension RemoteSessionTests {
       if let number { Self.waitUntilFree(number, seconds: 10) }
       let held = number.map { Self.holdNumbers(below: $0) } ?? []
       defer { held.forEach { close($0) } }
+      RecentPrompt.waitOut()
       let next = try fixture.terminal(sudos: 1)
       #expect(next.stepsCompleted, "the window was reused by another terminal: \(next.transcript)")
       recycled = number != nil && Self.terminalName(next.transcript) == number
@@ -162,6 +163,8 @@ extension RemoteSessionTests.Fixture {
     ].joined(separator: " ")
     var steps = ["expect:Place your finger on the sensor to ", touch, "expect:\\$ $", "send:tty", "expect:^/dev/pts/[0-9]+", "expect:\\$ $"]
     for index in 0..<sudos {
+      // The login's finger prompt ended a moment ago: a sudo within two seconds would fall back (RecentPrompt).
+      if index == 0 { steps.append("sleep:2.1") }
       steps.append("send:/usr/bin/sudo -k /bin/sh \(markerScript)")
       if index == 0 { steps += ["expect:Place your finger on the sensor to ", touch] }
       steps += ["expect:^" + SudoTests.rootMarker + "\\r?$", "expect:\\$ $"]

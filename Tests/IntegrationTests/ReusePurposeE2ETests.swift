@@ -117,6 +117,8 @@ struct ReusePurposeE2ETests {
     let run = try world.drive([
       world.sudo.touchStep(finger: "right-index", count: 2), "expect:\\$ $",
       "send:" + world.app("biometrics", interaction: true) + "; echo APP-DONE-$((6*7))", "expect:APP-DONE-42",
+      // The app's prompt ended a moment ago: sudo, another program, waits out the two seconds (RecentPrompt).
+      "sleep:2.1",
       "send:" + World.sudoLine + "; echo SUDO1-DONE-$((6*7))", "expect:SUDO1-DONE-42",
       "send:" + World.sudoLine + "; echo SUDO2-DONE-$((6*7))", "expect:SUDO2-DONE-42",
       "send:exit", "eof",

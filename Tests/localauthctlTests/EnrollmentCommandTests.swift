@@ -113,6 +113,10 @@ struct EnrollmentCommandTests {
     #expect(notSet.stderr == "passcodeNotSet (-5): No passcode is set.\n")
   }
 
+  /// docs/RULES.md, "One finger request at a time": a prompt that starts within two seconds of another process's
+  /// prompt's end falls back to the passcode, so a test's next finger prompt waits that out.
+  func waitOutRecentWindow() { usleep(2_100_000) }
+
   /// Enrolls alice's right index, sets passcode 1234 and clears the reboot rule with one passcode evaluation.
   func prepareAlice(_ cli: CLIRunner) throws {
     #expect(try cli.run(["enroll", "alice", "right-index"]).status == 0)
@@ -145,6 +149,7 @@ struct EnrollmentCommandTests {
     #expect(status["lastBiometricSuccess"] is Double)
     #expect(status["waitingPrompts"] as? Int == 0)
 
+    waitOutRecentWindow()
     let cancel = cli.background([["touch", "alice", "--cancel", "--wait", "10"]])
     let cancelled = try cli.run(["evaluate", "alice", "--reason", "unlock", "--timeout", "5"])
     #expect(cancelled.status == 1)
@@ -178,6 +183,7 @@ struct EnrollmentCommandTests {
     #expect(status["biometricFailures"] as? Int == 3)
     #expect(status["lockedOut"] as? Bool == false)
 
+    waitOutRecentWindow()
     let more = cli.background(Array(repeating: wrong, count: 2))
     let locked = try cli.run(["evaluate", "alice", "--policy", "biometrics", "--reason", "unlock", "--timeout", "5"])
     #expect(more.finish().allSatisfy { $0.status == 0 })

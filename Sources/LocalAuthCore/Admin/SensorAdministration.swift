@@ -47,6 +47,9 @@ public struct SensorAdministration: Sendable {
     try withStateErrors { () throws(StateError) in try PromptRegistry(root: runtimeRoot).waiting(for: user) }
   }
 
+  /// The conflict mark of prompt `id` (docs/RULES.md, "One finger request at a time"): nil when it has none.
+  package func conflict(of id: String) -> PromptRegistry.ConflictMark? { PromptRegistry(root: runtimeRoot).conflict(of: id) }
+
   /// Presents `event` to the one prompt waiting for `user` (or to prompt `id`), and returns once that prompt
   /// read it; a touch goes nowhere else.
   ///

@@ -45,6 +45,12 @@ public protocol BiometricSensor: AnyObject {
   var modality: Modality? { get }
   /// Announces that a prompt for `user`, asked by `origin`, waits: only events presented to it reach it.
   func openPrompt(for user: UserName, origin: RequestOrigin) throws(LocalAuthError)
+  /// Opens the prompt the evaluation announced in the prompt registry (`PromptLease`): a sensor whose events are presented
+  /// to a named prompt (the simulated one) reads those presented to this announcement; a reader claims itself as
+  /// for `openPrompt(for:origin:)`. Sensors that wrap another pass this on.
+  func openPrompt(_ announcement: PromptAnnouncement) throws(LocalAuthError)
+  /// Why the prompt opened last for `user` is not waiting (the reader could not be claimed), or nil when it is.
+  func startFailure(for user: UserName) -> PromptStartFailure?
   /// Withdraws the prompt for `user`; what was presented to it and not read is discarded.
   func closePrompt(for user: UserName)
   /// Waits until an event arrives for `user`'s prompt or `deadline` passes.
@@ -67,6 +73,12 @@ public protocol BiometricSensor: AnyObject {
 extension BiometricSensor {
   /// Sensors whose events are not presented to a named prompt (scripted ones) need no announcement.
   public func openPrompt(for user: UserName, origin: RequestOrigin) throws(LocalAuthError) {}
+  /// A sensor without a registry of its own opens the prompt as it always did.
+  public func openPrompt(_ announcement: PromptAnnouncement) throws(LocalAuthError) {
+    try openPrompt(for: announcement.user, origin: announcement.origin)
+  }
+  /// The prompt waits.
+  public func startFailure(for user: UserName) -> PromptStartFailure? { nil }
   /// Nothing to withdraw.
   public func closePrompt(for user: UserName) {}
   /// Enrollment lives in the record.
@@ -80,6 +92,14 @@ extension BiometricSensor {
   public func nextEvent(for user: UserName, deadline: WallTime, cancellation: CancellationFlag?) throws(LocalAuthError) -> SensorEvent {
     try nextEvent(for: user, deadline: deadline)
   }
+}
+
+/// Why a sensor's prompt could not start waiting.
+public enum PromptStartFailure: Equatable, Sendable {
+  /// Another program holds the reader (fprintd's Claim: AlreadyInUse).
+  case readerInUse
+  /// The reader could not start a verification; the text says why.
+  case failed(String)
 }
 
 /// A sensor that is not there.

@@ -15,6 +15,7 @@ public final class FprintdSensor: BiometricSensor, @unchecked Sendable {
   private var connection: Result<(client: FprintdClient, device: String), FprintdError>?
   private var prompt: (user: UserName, lastFinger: String?, restart: Bool)?
   private var listed: (user: UserName, fingers: [String])?
+  private var refused: (user: UserName, failure: PromptStartFailure)?
 
   /// A sensor over fprintd; every D-Bus call waits at most `callTimeout` seconds.
   public init(printsFolder: String = "/var/lib/fprint", log: AuthLog, callTimeout: Double = 5) {
@@ -95,9 +96,21 @@ public final class FprintdSensor: BiometricSensor, @unchecked Sendable {
   }
 
   public func openPrompt(for user: UserName, origin: RequestOrigin) throws(LocalAuthError) {
+    lock.withLock { refused = nil }
     guard case .success(let reader) = device() else { return }
-    do {
-      try reader.client.claim(reader.device, user: user.value)
+    do throws(FprintdError) {
+      do throws(FprintdError) {
+        try reader.client.claim(reader.device, user: user.value)
+      } catch {
+        // Another request holds the reader (docs/RULES.md, "One finger request at a time"): no instruction is
+        // shown, and the prompt falls back at once naming it when the registry knows it.
+        if case .call(_, let name, _) = error, name.hasSuffix(".AlreadyInUse") {
+          log.log(.notice, "The fingerprint reader is claimed by another request: no finger is asked of user \(user).")
+          lock.withLock { refused = (user, .readerInUse) }
+          return
+        }
+        throw error
+      }
       try reader.client.subscribe(reader.device)
       try reader.client.verifyStart(reader.device)
       lock.withLock { prompt = (user, nil, false) }
@@ -105,8 +118,15 @@ public final class FprintdSensor: BiometricSensor, @unchecked Sendable {
       // The prompt then reports the reader as lost: the passcode under policy 2, with this line saying why.
       log.log(.error, "fprintd could not start a verification for user \(user): \(error).")
       _ = try? reader.client.release(reader.device)
-      lock.withLock { prompt = nil }
+      lock.withLock {
+        prompt = nil
+        refused = (user, .failed("\(error)"))
+      }
     }
+  }
+
+  public func startFailure(for user: UserName) -> PromptStartFailure? {
+    lock.withLock { refused?.user == user ? refused?.failure : nil }
   }
 
   public func closePrompt(for user: UserName) {

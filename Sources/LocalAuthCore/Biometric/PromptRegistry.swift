@@ -10,9 +10,14 @@
 package struct PromptRegistry: Sendable {
   /// The runtime folder (Options.runtimeRoot).
   package let root: String
+  /// The process whose prompts this registry announces: this one, unless a test stands in for another.
+  package let waiterPID: Int32
 
-  /// The registry of a runtime folder.
-  package init(root: String) { self.root = root }
+  /// The registry of a runtime folder, announcing prompts of `waiterPID` (this process).
+  package init(root: String, waiterPID: Int32 = Syscalls.processID) {
+    self.root = root
+    self.waiterPID = waiterPID
+  }
 
   /// The folder holding every waiting prompt.
   package var folder: String { root + "/prompts" }
@@ -40,7 +45,7 @@ package struct PromptRegistry: Sendable {
       // one rename wakes whoever watches the folder (`localauthctl touch --wait`).
       let staging = folder + "/.new-" + id
       guard try FileSyscalls.createDirectory(staging) else { continue }
-      let waiter = Syscalls.processID
+      let waiter = waiterPID
       let announcement = PromptAnnouncement(
         id: id, user: user, modality: modality, origin: origin, waiterPID: waiter,
         processStart: FileSyscalls.processStartTime(waiter) ?? 0, started: time)
@@ -96,9 +101,11 @@ package struct PromptRegistry: Sendable {
       let announcement: PromptAnnouncement
       do {
         guard let bytes = try FileSyscalls.readTrustedFile(path, limit: 4096) else {
-          // Withdrawn, with events nobody claimed back (their touch ended), or announced a moment ago and not
-          // written yet: only a folder whose announcement is gone for good holds events.
-          if (try? FileSyscalls.listDirectory(folder(of: id)))?.contains(where: { $0.hasSuffix(".event") }) == true {
+          // Withdrawn, with events nobody claimed back (their touch ended) or a conflict mark written as it went
+          // (PromptConflict), or announced a moment ago and not written yet: only a folder whose announcement is
+          // gone for good holds events or a mark.
+          let names = (try? FileSyscalls.listDirectory(folder(of: id))) ?? []
+          if names.contains(where: { $0.hasSuffix(".event") || $0 == Self.conflictMark }) {
             withdraw(id, discardingEvents: true)
           }
           continue

@@ -8,7 +8,8 @@ public final class SpoolSensor: BiometricSensor, @unchecked Sendable {
   private let log: AuthLog
   private let expiry: Double
   private let lock = Mutex()
-  private var open: [UserName: (announcement: PromptAnnouncement, doorbell: PromptDoorbell)] = [:]
+  /// The prompts waiting in this process; `own` when this sensor announced it (and withdraws it).
+  private var open: [UserName: (announcement: PromptAnnouncement, doorbell: PromptDoorbell, own: Bool)] = [:]
 
   /// Creates a sensor of `modality` over the prompts of `runtimeRoot` (Options.runtimeRoot); events older than
   /// `expiry` seconds are dropped.
@@ -35,14 +36,25 @@ public final class SpoolSensor: BiometricSensor, @unchecked Sendable {
       throw .state(error)
     }
     let doorbell = PromptDoorbell(listeningAt: registry.doorbell(of: announcement.id))
-    lock.withLock { open[user] = (announcement, doorbell) }
+    lock.withLock { open[user] = (announcement, doorbell, true) }
     log.log(
       .debug,
       "Prompt \(announcement.id) waits for user \(user) (service \(origin.service), tty \(origin.tty.isEmpty ? "none" : origin.tty), requested by uid \(origin.requesterUID)).")
   }
 
+  /// Reads the events presented to the prompt the evaluation announced (and withdraws) in this runtime folder.
+  public func openPrompt(_ announcement: PromptAnnouncement) throws(LocalAuthError) {
+    guard modality != nil else { return }
+    let user = announcement.user
+    if lock.withLock({ open[user] != nil }) {
+      throw .state(.io(path: registry.folder, operation: "announce a second prompt for \(user) in", errno: Errno.busy.code))
+    }
+    let doorbell = PromptDoorbell(listeningAt: registry.doorbell(of: announcement.id))
+    lock.withLock { open[user] = (announcement, doorbell, false) }
+  }
+
   public func closePrompt(for user: UserName) {
-    guard let entry = lock.withLock({ open.removeValue(forKey: user) }) else { return }
+    guard let entry = lock.withLock({ open.removeValue(forKey: user) }), entry.own else { return }
     registry.withdraw(entry.announcement.id)
   }
 

@@ -16,6 +16,10 @@ public struct Dependencies {
   package var keychain: Keychain?
   /// The system's password database, for `passcode=account` (/etc/shadow unless a test gives fake entries).
   package var accountPasswords: AccountPasswords
+  /// The registry every biometric prompt is announced in while it waits, whatever the sensor, so that a user's
+  /// second request is seen (docs/RULES.md, "One finger request at a time"); nil where prompts are not
+  /// coordinated (a scripted test world).
+  package var prompts: PromptRegistry? = nil
 
   /// Collects the side effects; the matcher is the simulated one unless a test scripts it.
   public init(

@@ -22,8 +22,10 @@ extension Dependencies {
       } else {
         AbsentSensor()
       }
-    return Dependencies(
+    var dependencies = Dependencies(
       clock: clock, store: FileStateStore(root: options.stateDirectory), sensor: sensor, prompter: prompter, log: log)
+    if options.sensor != nil || options.fprintd { dependencies.prompts = PromptRegistry(root: options.runtimeRoot) }
+    return dependencies
   }
 }
 

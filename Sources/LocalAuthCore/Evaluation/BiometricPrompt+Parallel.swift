@@ -10,6 +10,7 @@ enum PromptWait {
   case event(SensorEvent)
   case typed(SecretBytes)
   case cancelled
+  case withdrawn(PromptWithdrawal)
 }
 
 extension BiometricPrompt {
@@ -31,12 +32,16 @@ extension BiometricPrompt {
     let sensor = dependencies.sensor
     let user = request.user
     guard let entry else {
-      return .event(try sensor.nextEvent(for: user, deadline: deadline, cancellation: request.cancellation))
+      guard let watch else {
+        return .event(try sensor.nextEvent(for: user, deadline: deadline, cancellation: request.cancellation))
+      }
+      return try watchedEvent(until: deadline, watch)
     }
     let clock = dependencies.clock
     let wake = sensor.wakeDescriptor(for: user)
     while true {
       if request.cancellation?.isCancelled == true { return .event(.timeout) }
+      if let withdrawal = watch?.inWait() { return .withdrawn(withdrawal) }
       let now = clock.uptime()
       guard now < deadline.seconds else { return .event(.timeout) }
       let slice = min(deadline.seconds, now + (wake >= 0 ? 0.25 : 0.1))
@@ -51,6 +56,22 @@ extension BiometricPrompt {
         let event = try sensor.nextEvent(for: user, deadline: ask, cancellation: request.cancellation)
         if event != .timeout { return .event(event) }
       }
+    }
+  }
+
+  /// The sensor's next event until `deadline`, asked in slices of a quarter second between which `watch` is
+  /// checked (the conflict mark, the request's visibility).
+  private func watchedEvent(until deadline: WallTime, _ watch: PromptWatch) throws(LocalAuthError) -> PromptWait {
+    let clock = dependencies.clock
+    while true {
+      if let withdrawal = watch.inWait() { return .withdrawn(withdrawal) }
+      let sliceEnd = min(deadline.seconds, clock.uptime() + 0.25)
+      let event = try dependencies.sensor.nextEvent(
+        for: request.user, deadline: WallTime(seconds: sliceEnd), cancellation: request.cancellation)
+      if event != .timeout { return .event(event) }
+      // A sensor that returned before its slice ended did not wait (a cancellation): its answer stands.
+      let now = clock.uptime()
+      if now >= deadline.seconds || now < sliceEnd { return .event(.timeout) }
     }
   }
 }

@@ -18,6 +18,9 @@ enum BiometricPromptResult: Equatable {
   case readerLost(String)
   /// A passcode was typed and entered while the sensor waited (`parallel_passcode`).
   case passcode(TypedPasscode)
+  /// The prompt stopped waiting: another request of the user asks too, or this one is no longer visible. The
+  /// request falls back as a hidden one does (the passcode under policy 2).
+  case withdrawn(PromptWithdrawal)
 }
 
 /// Runs one biometric prompt: waits for captures, matches them, counts failures across processes.
@@ -29,13 +32,59 @@ struct BiometricPrompt {
   let templates: [BiometricTemplate]
   /// The parallel prompt also read while the sensor waits, when `parallel_passcode` opened one.
   var entry: ParallelEntry? = nil
+  /// What the prompt watches while it waits (its conflict mark, the request's visibility); set by `presented`.
+  var watch: PromptWatch? = nil
   var matcher: BiometricMatcher { dependencies.matcher }
 
-  /// Announces the prompt to the sensor for the duration of `body`: only events presented to it reach it.
-  func presented<T>(_ body: () throws(LocalAuthError) -> T) throws(LocalAuthError) -> T {
-    try dependencies.sensor.openPrompt(for: request.user, origin: request.origin)
-    defer { dependencies.sensor.closePrompt(for: request.user) }
-    return try body()
+  /// Announces the prompt for the duration of `body`: in the prompt registry first (docs/RULES.md, "One finger
+  /// request at a time"; a prompt that is not its user's only one is withdrawn before the reader is claimed and
+  /// before any instruction), then to the sensor, so that only events presented to it reach it. The reader is
+  /// released, then the announcement withdrawn, on every path.
+  func presented(
+    _ body: (BiometricPrompt) throws(LocalAuthError) -> BiometricPromptResult
+  ) throws(LocalAuthError) -> BiometricPromptResult {
+    let sensor = dependencies.sensor
+    let user = request.user
+    var lease: PromptLease? = nil
+    if let registry = dependencies.prompts {
+      lease = try PromptLease.announce(
+        request, modality: modality, in: registry, clock: dependencies.clock, log: dependencies.log)
+    }
+    defer { lease?.end() }
+    if let conflict = lease?.conflict(includingRecent: true) { return try withdraw(conflict) }
+    if let lease {
+      try sensor.openPrompt(lease.announcement)
+    } else {
+      try sensor.openPrompt(for: user, origin: request.origin)
+    }
+    defer { sensor.closePrompt(for: user) }
+    switch sensor.startFailure(for: user) {
+    case nil: break
+    case .readerInUse?:
+      // The reader is another request's: named when the registry knows it, and never a swipe instruction first.
+      return try withdraw(lease?.conflict(includingRecent: false) ?? .readerInUse)
+    case .failed(let why)?:
+      dependencies.log.log(.error, "The fingerprint reader failed before the prompt for user \(user): \(why).")
+      return .readerLost(why)
+    }
+    var prompt = self
+    if lease != nil || request.visibilityRecheck != nil {
+      prompt.watch = PromptWatch(lease: lease, recheck: request.visibilityRecheck, clock: dependencies.clock)
+    }
+    return try body(prompt)
+  }
+
+  /// Ends the wait for `withdrawal`: the user is told why in one line, and the request falls back.
+  func withdraw(_ withdrawal: PromptWithdrawal) throws(LocalAuthError) -> BiometricPromptResult {
+    let passcode = settings.passcodeSource == .account ? "password" : "passcode"
+    let then = request.policy == .deviceOwnerAuthentication ? "Enter your \(passcode)." : nil
+    if case .notVisible(let why) = withdrawal {
+      dependencies.log.log(
+        .notice, "Withdrew the \(modality.bodyPart) prompt for user \(request.user): \(why), so the request is no longer "
+          + "visible at the machine.")
+    }
+    if request.interactionAllowed { try dependencies.prompter.error(withdrawal.message(modality, then: then)) }
+    return .withdrawn(withdrawal)
   }
 
   /// A deadline `settings.sensorTimeout` from now on the clock that never jumps.
@@ -61,6 +110,7 @@ struct BiometricPrompt {
       case .event(let sensed): event = sensed
       case .typed(let secret): return .passcode(TypedPasscode(secret))
       case .cancelled: return .cancel
+      case .withdrawn(let withdrawal): return try withdraw(withdrawal)
       }
       if request.cancellation?.isCancelled == true { return .appCancel }
       switch event {
@@ -83,6 +133,9 @@ struct BiometricPrompt {
           try prompter.error(modality == .touchID ? "Place your finger on the sensor again." : "Look at the camera again.")
           deadline = nextDeadline()
         case .match(let name, _):
+          // A match seen after a conflict mark, or once the request is no longer visible, is not granted (and not
+          // counted as a failure).
+          if let withdrawal = watch?.beforeGrant() { return try withdraw(withdrawal) }
           // Another process may have locked biometry while this prompt waited: the lock wins over the match.
           guard try recordMatch(name) else { return .lockedOut }
           return .matched(name)
@@ -95,6 +148,7 @@ struct BiometricPrompt {
         try prompter.error(text)
         deadline = nextDeadline()
       case .reader(.match(let name)):
+        if let withdrawal = watch?.beforeGrant() { return try withdraw(withdrawal) }
         guard try recordMatch(name) else { return .lockedOut }
         return .matched(name)
       case .reader(.noMatch):

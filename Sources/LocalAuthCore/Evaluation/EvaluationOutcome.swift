@@ -25,6 +25,9 @@ public enum FailureDetail: Sendable, Equatable {
   case requestNotVisible
   /// The fallback was pressed under the biometrics-only policy.
   case fallbackChosen
+  /// Biometry is not offered: another request asks for the same user's finger, or did a moment ago
+  /// (docs/RULES.md, "One finger request at a time").
+  case concurrentRequest
 }
 
 /// Why the passcode is required instead of biometry (docs/RULES.md, rule 6).

@@ -86,21 +86,40 @@ package struct EvaluationRequestBuilder {
   ) -> EvaluationRequest {
     // docs/RULES.md, "Intent": a request the person at the machine cannot see gets no finger. The check runs
     // whether interaction is allowed or not: a reuse needs a visible request too.
-    let (hidden, _) = RequestVisibility.isHidden(
-      {
-        RequestVisibility.Input(
-          service: requester.service, processID: requester.origin.processID,
-          requesterUID: requester.origin.requesterUID, guiServices: requester.guiServices(),
-          terminalPrograms: terminalPrograms)
-      },
-      user: requester.user, subject: requester.subject, remote: session.isRemote, sensorPresent: sensorPresent,
-      system: processes, log: log)
+    var hidden = false
+    var recheck: (() -> String?)? = nil
+    if !session.isRemote, sensorPresent {
+      let input = RequestVisibility.Input(
+        service: requester.service, processID: requester.origin.processID,
+        requesterUID: requester.origin.requesterUID, guiServices: requester.guiServices(),
+        terminalPrograms: terminalPrograms)
+      let processes = self.processes
+      let first = RequestVisibility.check(input, system: processes)
+      if first.isVisible {
+        recheck = { Self.visibilityChange(since: first, now: RequestVisibility.check(input, system: processes)) }
+      } else {
+        hidden = true
+        log.log(
+          .notice,
+          "No finger is asked of user \(requester.user) for \(requester.subject): \(first.reason), so the request is not "
+            + "visible at the machine.")
+      }
+    }
     var request = EvaluationRequest(
       user: requester.user, policy: policy, reason: reason, fallbackTitle: fallbackTitle, cancelTitle: cancelTitle,
       reuseDuration: reuseDuration, interactionAllowed: interactionAllowed, remote: session.isRemote,
       cancellation: cancellation, origin: requester.origin)
     request.hidden = hidden
+    request.visibilityRecheck = recheck
     request.purpose = requester.purpose
     return request
+  }
+
+  /// Why a request judged visible by `first` no longer is by `now` (docs/RULES.md, "Visibility holds for the
+  /// whole wait"), or nil while it still is: the new verdict's reason, or the change of its terminals' foreground.
+  package static func visibilityChange(since first: RequestVisibility.Verdict, now: RequestVisibility.Verdict) -> String? {
+    if !now.isVisible { return now.reason }
+    if now.watchState != first.watchState { return "the foreground of its terminals changed since the request began" }
+    return nil
   }
 }

@@ -64,6 +64,11 @@ public struct EvaluationRequest {
   package var purpose: ReusePurpose
   /// Receives a copy of the passcode when it is accepted (the keychain opens passcode-keyed items with it).
   package var passcodeCapture: PasscodeCapture?
+  /// Asks again whether the request is still visible at the machine (docs/RULES.md, "Visibility holds for the
+  /// whole wait"): nil while it is, else why it no longer is. The biometric prompt asks in its wait and before a
+  /// match is granted, the evaluator before a reuse. nil when there is nothing to recheck (a remote or hidden
+  /// request, no sensor).
+  package var visibilityRecheck: (() -> String?)?
 
   /// Describes an evaluation.
   public init(

@@ -47,10 +47,20 @@ package struct PolicyEvaluator {
     let (record, reader) = try load(user, loaded: loaded, correcting: true)
     if request.cancellation?.isCancelled == true { return .failure(.appCancel, .none) }
 
+    var request = request
     if let outcome = reuse(record, request) {
-      let window = min(request.reuseDuration, settings.reuseLimit, EvaluationRequest.maximumReuseDuration)
-      log.log(.info, "Reused a biometric match for user \(user) within \(wholeSeconds(window)) seconds.")
-      return outcome
+      // "Visibility holds for the whole wait": a reuse is granted only to a request still visible at the end.
+      if let why = request.visibilityRecheck?() {
+        log.log(
+          .notice, "Refused to reuse a biometric match for user \(user): \(why), so the request is no longer visible at "
+            + "the machine.")
+        request.hidden = true
+        request.visibilityRecheck = nil
+      } else {
+        let window = min(request.reuseDuration, settings.reuseLimit, EvaluationRequest.maximumReuseDuration)
+        log.log(.info, "Reused a biometric match for user \(user) within \(wholeSeconds(window)) seconds.")
+        return outcome
+      }
     }
 
     let biometry = status(of: record, reader, remote: request.remote, hidden: request.hidden)
@@ -77,7 +87,7 @@ package struct PolicyEvaluator {
       guard try confirmed(request, modality) else { return finish(.failure(.userFallback, .fallbackChosen), request) }
       let prompt = BiometricPrompt(
         dependencies: dependencies, settings: settings, request: request, modality: modality, templates: record.templates)
-      let result = try prompt.presented { () throws(LocalAuthError) in
+      let result = try prompt.presented { (prompt) throws(LocalAuthError) in
         let first = try prompt.run()
         guard first == .exhausted && modality == .faceID && request.effectiveFallbackTitle != nil else { return first }
         return try prompt.awaitButtons()
@@ -93,6 +103,8 @@ package struct PolicyEvaluator {
         case .appCancel: .failure(.appCancel, .none)
         case .readerLost: .failure(.biometryNotAvailable, .none)
         case .passcode: .failure(.authenticationFailed, .none)  // no parallel prompt under this policy
+        case .withdrawn(.concurrent), .withdrawn(.readerInUse): .failure(.biometryNotAvailable, .concurrentRequest)
+        case .withdrawn(.notVisible): .failure(.biometryNotAvailable, .requestNotVisible)
         }
       return finish(outcome, request)
 
@@ -114,7 +126,7 @@ package struct PolicyEvaluator {
         let prompt = BiometricPrompt(
           dependencies: dependencies, settings: settings, request: request, modality: modality, templates: record.templates,
           entry: entry)
-        switch try prompt.presented({ () throws(LocalAuthError) in try prompt.run() }) {
+        switch try prompt.presented({ (prompt) throws(LocalAuthError) in try prompt.run() }) {
         case .matched: return finish(.success(.biometry), request)
         case .passcode(let typed):
           let check = PasscodeCheck(dependencies: dependencies, settings: settings, request: request, entered: typed.secret)
@@ -125,6 +137,8 @@ package struct PolicyEvaluator {
         case .fallback, .exhausted, .lockedOut: break
         // The reader failed mid-prompt: the passcode, as when it is not there at all (rule 1).
         case .readerLost: break
+        // Another request of the user, or this one no longer visible: the passcode, as for a hidden request.
+        case .withdrawn: break
         }
       case .unusable(_, let detail):
         // Unusable biometry is not an error under this policy: straight to the passcode (rule 1).

@@ -144,7 +144,15 @@ package final class AppSession {
     var request = request
     let capture = PasscodeCapture()
     request.passcodeCapture = capture
-    let outcome = try evaluator.evaluate(request)
+    var outcome = try evaluator.evaluate(request)
+    // docs/RULES.md, "Visibility holds for the whole wait": the finger's answer reaches the app only while its
+    // request is still visible (the prompt and the reuse checked it last; this is the answer's own moment).
+    if case .success(let method) = outcome, method != .passcode, let why = request.visibilityRecheck?() {
+      log.log(
+        .notice, "Withheld the biometric result from app \(application) (pid \(callerPID)) of user \(user): \(why), so the "
+          + "request is no longer visible at the machine.")
+      outcome = .failure(.biometryNotAvailable, .requestNotVisible)
+    }
     var reply = EvaluationReply()
     if case .success(let method) = outcome {
       let state = try dependencies.store.load(user)?.domainState

@@ -22,6 +22,12 @@ final class HangUpSensor: BiometricSensor {
     try inner.openPrompt(for: user, origin: origin)
   }
 
+  func openPrompt(_ announcement: PromptAnnouncement) throws(LocalAuthError) {
+    try inner.openPrompt(announcement)
+  }
+
+  func startFailure(for user: UserName) -> PromptStartFailure? { inner.startFailure(for: user) }
+
   func closePrompt(for user: UserName) { inner.closePrompt(for: user) }
 
   func readerEnrollment(for user: UserName) -> ReaderEnrollment? { inner.readerEnrollment(for: user) }

@@ -55,6 +55,7 @@ public enum HelperResult: Equatable, Sendable {
     // 5 was a detail that no evaluation gave (facade mode is ModuleOutcome.featureNotEnabled): not reused.
     case .fallbackChosen: [6]
     case .requestNotVisible: [7]
+    case .concurrentRequest: [8]
     }
   }
 
@@ -72,6 +73,7 @@ public enum HelperResult: Equatable, Sendable {
     case (4, 1): return .remoteSession
     case (6, 1): return .fallbackChosen
     case (7, 1): return .requestNotVisible
+    case (8, 1): return .concurrentRequest
     default: throw bad
     }
   }

@@ -26,6 +26,17 @@ extension FileSyscalls {
     throw .io(path: path, operation: "remove", errno: code)
   }
 
+  /// Gives the file at `source` the name `target` too, only when `target` does not exist yet: of several
+  /// processes placing a file at the same name, exactly one gets true. nil when the folder is gone.
+  package static func linkExclusive(_ source: String, to target: String) throws(StateError) -> Bool? {
+    if link(source, target) == 0 { return true }
+    let code = currentErrno
+    if code == EEXIST { return false }
+    if code == ENOENT { return nil }
+    if code == EACCES || code == EPERM { throw .permissionDenied(path: target) }
+    throw .io(path: target, operation: "create", errno: code)
+  }
+
   /// Renames a folder into place; false when `target` already exists.
   package static func renameDirectory(_ source: String, to target: String) throws(StateError) -> Bool {
     if exists(target) { return false }

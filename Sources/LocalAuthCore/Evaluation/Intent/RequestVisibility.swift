@@ -79,24 +79,6 @@ public enum RequestVisibility {
     "budgie-polkit-dialog", "hyprpolkitagent", "polkit-efl-authentication-agent-1", "cosmic-osd",
   ]
 
-  /// Whether the finger is withheld from `input`'s request, for the module and the helper's apps alike: never in a
-  /// remote session or without a sensor (no finger is offered there anyway); otherwise when the request is not
-  /// visible, with one notice naming `user`, `subject` ("service sudo", "app la-app (pid 42)") and why. The
-  /// verdict is returned for the wait's re-check; nil when the check did not run.
-  package static func isHidden(
-    _ input: () -> Input, user: UserName, subject: String, remote: Bool, sensorPresent: Bool, system: System, log: AuthLog
-  ) -> (hidden: Bool, verdict: Verdict?) {
-    guard !remote, sensorPresent else { return (false, nil) }
-    let visibility = check(input(), system: system)
-    if !visibility.isVisible {
-      log.log(
-        .notice,
-        "No finger is asked of user \(user) for \(subject): \(visibility.reason), so the request is not visible at "
-          + "the machine.")
-    }
-    return (!visibility.isVisible, visibility)
-  }
-
   /// Whether the request of `input` is visible, and why.
   package static func check(_ input: Input, system: System) -> Verdict {
     let snapshot = ProcessSnapshot(system)

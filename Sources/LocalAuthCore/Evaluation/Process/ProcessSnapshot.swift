@@ -39,11 +39,16 @@ package final class ProcessSnapshot {
 
   /// The seam the facts come through.
   package let facts: ProcessFacts
-  private var stats: [Int32: Stat?] = [:]
-  private var uids: [Int32: UInt32?] = [:]
-  private var executables: [Int32: String?] = [:]
-  private var openDescriptors: [Int32: [Descriptor]?] = [:]
-  private var programs: [Int32: SystemProgram.Verdict] = [:]
+  /// What has been read of each process; a field is nil until read, and holds nil when it could not be read.
+  /// One table for every fact, so that the module carries one dictionary's code, not one per fact.
+  private struct Known {
+    var stat: Stat??
+    var realUID: UInt32??
+    var executable: String??
+    var descriptors: [Descriptor]??
+    var program: SystemProgram.Verdict?
+  }
+  private var known: [Int32: Known] = [:]
   private var scanned: [Int32]??
   /// The terminals and foreground groups the decision relied on, in the order consulted: a later snapshot that
   /// sees other groups there saw the foreground change (the wait's re-check).
@@ -54,7 +59,7 @@ package final class ProcessSnapshot {
 
   /// /proc/PID/stat's fields; nil when the process is gone or the file is malformed.
   package func stat(_ pid: Int32) -> Stat? {
-    if let known = stats[pid] { return known }
+    if let read = known[pid]?.stat { return read }
     var parsed: Stat? = nil
     if pid >= 1, let bytes = facts.read("/proc/\(pid)/stat", 4096), let stat = ProcessFile.Stat(bytes, count: 6),
       let parent = stat.numbers[1], let group = stat.numbers[2], let session = stat.numbers[3],
@@ -63,7 +68,7 @@ package final class ProcessSnapshot {
       parsed = Stat(
         name: stat.name, parent: parent, group: group, session: session, terminal: terminal, foregroundGroup: foreground)
     }
-    stats[pid] = parsed
+    known[pid, default: Known()].stat = .some(parsed)
     return parsed
   }
 
@@ -75,9 +80,9 @@ package final class ProcessSnapshot {
 
   /// The real uid on the "Uid:" line of /proc/PID/status; nil when it cannot be read.
   package func realUID(_ pid: Int32) -> UInt32? {
-    if let known = uids[pid] { return known }
+    if let read = known[pid]?.realUID { return read }
     let uid = status(pid, "Uid:").flatMap { UInt32(exactly: $0) }
-    uids[pid] = uid
+    known[pid, default: Known()].realUID = .some(uid)
     return uid
   }
 
@@ -92,9 +97,9 @@ package final class ProcessSnapshot {
 
   /// The executable's path as /proc/PID/exe names it; nil when it cannot be read.
   package func executable(_ pid: Int32) -> String? {
-    if let known = executables[pid] { return known }
+    if let read = known[pid]?.executable { return read }
     let path = pid >= 1 ? facts.readLink("/proc/\(pid)/exe") : nil
-    executables[pid] = path
+    known[pid, default: Known()].executable = .some(path)
     return path
   }
 
@@ -105,16 +110,16 @@ package final class ProcessSnapshot {
 
   /// Whether `pid` runs a system program (`SystemProgram.verdict`), decided once.
   package func systemProgram(_ pid: Int32) -> SystemProgram.Verdict {
-    if let known = programs[pid] { return known }
+    if let decided = known[pid]?.program { return decided }
     let verdict = SystemProgram.verdict(pid, self)
-    programs[pid] = verdict
+    known[pid, default: Known()].program = verdict
     return verdict
   }
 
   /// The open descriptors of `pid` (at most `maximumDescriptors`); nil when they cannot be listed or there are
   /// more.
   package func descriptors(_ pid: Int32) -> [Descriptor]? {
-    if let known = openDescriptors[pid] { return known }
+    if let read = known[pid]?.descriptors { return read }
     var found: [Descriptor]? = nil
     if pid >= 1, let names = facts.list("/proc/\(pid)/fd", Self.maximumDescriptors + 1),
       names.count <= Self.maximumDescriptors
@@ -124,7 +129,7 @@ package final class ProcessSnapshot {
         return Descriptor(number: number, target: target)
       }
     }
-    openDescriptors[pid] = found
+    known[pid, default: Known()].descriptors = .some(found)
     return found
   }
 
