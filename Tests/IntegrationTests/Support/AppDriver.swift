@@ -68,16 +68,21 @@ struct AppDriver {
       chmod(script, 0o644)
     }
     let pairs = answers.map { "\($0.key)=\($0.value)" }
-    let run = try world.asUser(
-      "/usr/bin/python3", [script] + pairs + ["--", Self.app] + arguments,
-      environment: environment.merging(["LOCALAUTH_HELPER": world.helper]) { a, _ in a })
+    // docs/RULES.md, "One finger request at a time": each run is a new requesting process.
+    let run = try RecentPrompt.paced(world.sandbox.root) {
+      try world.asUser(
+        "/usr/bin/python3", [script] + pairs + ["--", Self.app] + arguments,
+        environment: environment.merging(["LOCALAUTH_HELPER": world.helper]) { a, _ in a })
+    }
     return Run(output: run.stdout, process: run)
   }
 
   /// la-app `arguments` with no terminal (standard input a pipe).
   func withoutTerminal(_ arguments: [String], environment: [String: String] = [:]) throws -> Run {
-    let run = try world.asUser(
-      Self.app, arguments, environment: environment.merging(["LOCALAUTH_HELPER": world.helper]) { a, _ in a })
+    let run = try RecentPrompt.paced(world.sandbox.root) {
+      try world.asUser(
+        Self.app, arguments, environment: environment.merging(["LOCALAUTH_HELPER": world.helper]) { a, _ in a })
+    }
     return Run(output: run.stdout + run.stderr, process: run)
   }
 }

@@ -11,7 +11,7 @@
 /// `polkit-agent-helper-1` must run under a polkit agent that is a system program.
 public enum RequestVisibility {
   /// The one seam to /proc (ProcessFacts).
-  public typealias System = ProcessFacts
+  package typealias System = ProcessFacts
 
   /// What the caller knows about the request.
   public struct Input: Equatable, Sendable {

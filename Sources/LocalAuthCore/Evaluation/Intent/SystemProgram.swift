@@ -17,7 +17,7 @@
 /// `terminal_programs=`; argv[0], COMM and the environment are the caller's choice and are never read.
 public enum SystemProgram {
   /// What stat(2) says of a file (ProcessFacts).
-  public typealias FileStatus = ProcessFacts.FileStatus
+  package typealias FileStatus = ProcessFacts.FileStatus
 
   /// The decision and the facts behind it.
   public struct Verdict: Equatable, Sendable {

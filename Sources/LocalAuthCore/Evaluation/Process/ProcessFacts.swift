@@ -1,9 +1,9 @@
 /// The one seam between the caller's-process rules (RemoteSession, RequestVisibility, TerminalWatch, SystemProgram)
 /// and the kernel: every /proc file, link, folder and file status they read, and the peer of a Unix socket, comes
 /// through here. Tests give fakes (recorded /proc snapshots); nothing falls back to the live system.
-public struct ProcessFacts: Sendable {
+package struct ProcessFacts: Sendable {
   /// What stat(2) says of a file, as far as the rules need.
-  public struct FileStatus: Equatable, Sendable {
+  package struct FileStatus: Equatable, Sendable {
     /// The owner's uid.
     package var owner: UInt32
     /// The mode: type and permission bits.
@@ -14,7 +14,7 @@ public struct ProcessFacts: Sendable {
     package var inode: UInt64
 
     /// Describes a file.
-    public init(owner: UInt32, mode: UInt32, device: UInt64, inode: UInt64) {
+    package init(owner: UInt32, mode: UInt32, device: UInt64, inode: UInt64) {
       self.owner = owner
       self.mode = mode
       self.device = device
@@ -43,7 +43,7 @@ public struct ProcessFacts: Sendable {
   package var memory: @Sendable (_ pid: Int32, _ address: UInt64, _ count: Int) -> [UInt8]?
 
   /// Describes a system. What is not given reads nothing: a fake names every fact its test relies on.
-  public init(
+  package init(
     read: @escaping @Sendable (String, Int) -> [UInt8]?,
     readLink: @escaping @Sendable (String) -> String? = { _ in nil },
     list: @escaping @Sendable (String, Int) -> [String]? = { _, _ in nil },

@@ -68,7 +68,7 @@ public enum RemoteSession {
     var identity: String
 
     /// Describes a system; by default it has no session ledger.
-    public init(
+    package init(
       facts: ProcessFacts, sessionLedger: @escaping @Sendable (UInt32) -> SessionLedger.Lookup = { _ in .noLedger },
       remembersProcesses: Bool = false
     ) {
