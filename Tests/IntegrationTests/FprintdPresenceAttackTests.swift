@@ -74,7 +74,7 @@ struct FprintdPresenceAttackTests {
       [
         "expect:\\$ $", "send:setsid -f /usr/bin/python3 \(daemon) \"\(hiddenCommand)\" \(attack.scratch)/p.note; echo LAUNCHED-$((6*7))",
         "expect:^LAUNCHED-42", Self.claimsStep(world, after: 4), "sleep:6",
-        "send:echo HIDDEN-PTY-BEGIN; timeout 1 cat <&9; echo; echo HIDDEN-PTY-END-$((6*7))", "expect:^HIDDEN-PTY-END-42",
+        "send:echo HIDDEN-PTY-BEGIN; dd bs=65536 count=1 iflag=nonblock <&9 2>/dev/null; echo; echo HIDDEN-PTY-END-$((6*7))", "expect:^HIDDEN-PTY-END-42",
         "send:exec 9>&-; i=0; while [ $i -lt 100 ] && pgrep -U $(id -u) -x sudo >/dev/null; do sleep 0.1; i=$((i+1)); done; echo CLOSED-$((6*7))",
         "expect:^CLOSED-42", "send:exit", "eof",
       ],
