@@ -203,6 +203,9 @@ else
     # pam.d/su starts with pam_rootok, which lets root in at once: LoginSuTests runs su as an unprivileged user.
     for service in login sudo; do
       sed "s#pam_localauth\.so#$MODULE state_dir=$STATE conf=$RULES timeout=2 $GUI#" "$ROOT/pam.d/$service" >"$SERVICES/$service"
+      # docs/RULES.md, "One finger request at a time": another program's prompt that ended within two seconds makes
+      # this one fall back to the passcode, so each pamtester waits that out.
+      sleep 2.1
       touch_next right-index --quality 1
       pt "$USER_A" "" "$service"
       reason=$(sed -n 's/^auth .*pam_localauth\.so.*\[reason=\([^]]*\)\].*/\1/p' "$ROOT/pam.d/$service")
