@@ -129,6 +129,14 @@ stop_touches() {
   TOUCHER=
 }
 
+# docs/RULES.md, "One finger request at a time": a prompt that follows another program's within two seconds
+# falls back to the passcode, so each pamtester run starts at least 2.1 s after the previous one ended.
+LAST_END=0
+pace() {
+  local wait_ns=$((LAST_END + 2100000000 - $(date +%s%N)))
+  [ "$wait_ns" -le 0 ] || sleep "$(printf '%d.%09d' $((wait_ns / 1000000000)) $((wait_ns % 1000000000)))"
+}
+
 # Runs pamtester: pam SERVICE OPERATION [TYPED-LINE]. Sets OUT (conversation and log lines) and RC.
 pam() {
   local service=$1 operation=$2 typed=${3-} raw
@@ -136,10 +144,12 @@ pam() {
     "${typed:+ (typing $typed)}" "$PLAIN"
   local input=''
   [ -z "$typed" ] || input=$typed$'\n'
+  pace
   start_touches
   raw=$(printf '%s' "$input" | env LD_PRELOAD="$WRAPPER" PAM_WRAPPER=1 PAM_WRAPPER_SERVICE_DIR="$SERVICES" \
     PAM_WRAPPER_DEBUGLEVEL=2 stdbuf -o0 -e0 pamtester "$service" "$DEMO_USER" "$operation" 2>&1)
   RC=$?
+  LAST_END=$(date +%s%N)
   stop_touches
   # Keep the conversation and the module's syslog lines; drop pam_wrapper's own debug lines. The passcode
   # prompt has no newline (the typed line is not echoed), so what follows it is moved to its own line.

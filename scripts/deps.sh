@@ -10,7 +10,9 @@
 # the openssl command; the keyring tests need gnome-keyring, secret-tool (libsecret-tools) and libpam-gnome-keyring
 # (whose package, as on any Debian desktop, enables Debian's optional pam_gnome_keyring password line in
 # common-password through pam-auth-update). The attack tests of issue 37 run Debian's i3lock and polkitd's
-# polkit-agent-helper-1 as the programs a user's malware disguises itself as or starts. valgrind and time are installed by `make valgrind` and `make bench`
+# polkit-agent-helper-1 as the programs a user's malware disguises itself as or starts. The real-desktop tests (issue
+# 38) boot systemd in a throw-away container (Tests/scripts/box/: systemd-container's nsenter comes with util-linux)
+# with pkexec and pkttyagent, and drive i3lock and xterm under Xvfb with xdotool. valgrind and time are installed by `make valgrind` and `make bench`
 # when they run.
 set -eu
 
@@ -18,7 +20,8 @@ BUILD="libpam0g-dev libcrypt-dev libssl-dev libtss2-dev pkg-config binutils"
 TEST="pamtester libpam-wrapper openssh-server openssh-client python3 login sudo vlock tmux
       fprintd libfprint-2-2 python3-dbusmock libpam-fprintd dbus libglib2.0-bin
       swtpm libtss2-esys-3.0.2-0 libtss2-mu0 libtss2-tctildr0 libtss2-tcti-swtpm0 libtss2-tcti-device0
-      gnome-keyring libpam-gnome-keyring libsecret-tools debhelper lintian openssl i3lock polkitd"
+      gnome-keyring libpam-gnome-keyring libsecret-tools debhelper lintian openssl i3lock polkitd
+      pkexec xvfb xdotool xterm"
 [ $# -gt 0 ] || set -- $BUILD $TEST
 
 missing=""
