@@ -237,13 +237,13 @@ public final class Keychain {
     return !(flags.contains(.or) && flags.constraints != .biometryCurrentSet)
   }
 
-  /// Decrypts an item's data, after checking that `authorization` satisfies its accessibility and access control;
-  /// `unlockedThisBoot` says whether the passcode was accepted since the last boot (AfterFirstUnlock).
+  /// Decrypts an item's data, after checking that the device's lock allows its accessibility (DeviceLock) and that
+  /// `authorization` satisfies its access control.
   package func open(
-    _ item: KeychainItem, for user: UserName, authorization: KeychainAuthorization, unlockedThisBoot: Bool,
+    _ item: KeychainItem, for user: UserName, authorization: KeychainAuthorization, lock: DeviceLock,
     hasher: PasscodeHasher
   ) throws(KeychainError) -> [UInt8] {
-    if item.accessibility.needsFirstUnlock && !unlockedThisBoot { throw .interactionNotAllowed }
+    guard lock.allowsReading(item.accessibility) else { throw .interactionNotAllowed }
     if let flags = item.flags {
       let (constraints, anyOne) = flags.requirement
       let results = constraints.map { $0.isSatisfied(by: authorization, storedDomainState: item.domainState) }
