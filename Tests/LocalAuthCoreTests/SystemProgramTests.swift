@@ -243,11 +243,17 @@ struct SystemProgramTests {
       let world = try TestWorld()
       try world.prime()
       world.present(world.genuine())
-      world.prompter.enqueue(TestWorld.passcode)
+      // The real swaylock is also a screen locker (ScreenLocker): it is asked the passcode first, and Return on an
+      // empty field chooses the finger. The others are asked the finger first, which they cannot have.
+      world.prompter.enqueue(visible ? "" : TestWorld.passcode)
       var fake = FakeSystem()
       fake.add(300, runs: path)
+      let asked = world.prompter.prompts.count
       let result = try Self.authenticate(world, fake, hello: hello)
       #expect(result == .evaluated(.success(visible ? .biometry : .passcode)), "\(path)")
+      #expect(
+        world.prompter.prompts.dropFirst(asked).first
+          == "prompt: " + (visible ? LockerAnswer.prompt(.touchID, passcode: .separate) : "Enter Passcode: "), "\(path)")
       #expect(world.log.lines.contains { $0.hasPrefix("No finger is asked") } == !visible, "\(world.log.lines)")
     }
   }

@@ -29,6 +29,7 @@ extension Options {
     lines.append("gui_services=\(guiServices.joined(separator: ","))")
     lines.append("unlock_services=\(unlockServices.joined(separator: ","))")
     lines.append("terminal_programs=\(terminalPrograms.joined(separator: ","))")
+    lines.append("locker_programs=\(lockerPrograms.joined(separator: ","))")
     lines.append("confirm=\(confirm ? "yes" : "no")")
     lines.append("helper=\(helperPath)")
     return lines

@@ -56,8 +56,8 @@ extension OptionSpec {
     value(key, expected: "yes or no", parse: OptionParser.boolean, set: set)
   }
 
-  /// A comma-separated list of names (`gui_services=`, `unlock_services=`, `terminal_programs=`); an empty value
-  /// is the empty list; malformed when a name is not a valid item name.
+  /// A comma-separated list of names (`gui_services=`, `unlock_services=`, `terminal_programs=`,
+  /// `locker_programs=`); an empty value is the empty list; malformed when a name is not a valid item name.
   static func names(
     _ key: String, expected: String, set: @escaping @Sendable (inout Options, [String]) -> Void
   ) -> OptionSpec {
@@ -130,6 +130,7 @@ extension OptionParser {
     .names("gui_services", expected: "PAM service names separated by commas", set: { $0.guiServices = $1 }),
     .names("unlock_services", expected: "PAM service names separated by commas", set: { $0.unlockServices = $1 }),
     .names("terminal_programs", expected: "program names separated by commas", set: { $0.terminalPrograms = $1 }),
+    .names("locker_programs", expected: "program names separated by commas", set: { $0.lockerPrograms = $1 }),
     .flag("confirm", set: { $0.confirm = $1 }),
     .flag("debug", set: { $0.debug = $1 }),
     .flag("nodelay", set: { $0.noDelay = $1 }),

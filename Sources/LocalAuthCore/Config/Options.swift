@@ -42,6 +42,9 @@ public struct Options: Equatable, Sendable {
   /// Terminal emulators, by the name of their executable, that show a pseudo-terminal to the person at the
   /// machine (`terminal_programs=`; TerminalWatch).
   package var terminalPrograms = RequestVisibility.defaultTerminalPrograms
+  /// Screen lockers, by the name of their executable, that answer the passcode prompt with what was typed before
+  /// Return (`locker_programs=`; ScreenLocker): the typed passcode is checked before the finger is asked for.
+  package var lockerPrograms = ScreenLocker.defaultPrograms
   /// The user presses Enter before the finger is asked for (`confirm`).
   package var confirm = false
   /// localauth-helper, which the module runs when it cannot read the state itself (an unprivileged caller).

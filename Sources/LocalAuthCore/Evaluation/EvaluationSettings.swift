@@ -55,6 +55,10 @@ public struct EvaluationRequest {
   package var hidden = false
   /// True when the user must press Enter before the finger is asked for (`confirm`).
   package var confirm = false
+  /// The screen locker that asks, when it is one named in `locker_programs=` (`ScreenLocker`): its conversation
+  /// answers the echo-off prompt at once with what was typed before Return, so the passcode prompt comes before
+  /// the finger (`LockerAnswer`). nil for every other caller.
+  package var screenLocker: String?
   /// Set by the caller to cancel a running evaluation (appCancel).
   package var cancellation: CancellationFlag?
   /// Who asks and from where: named on the prompt, stamped on failures, the reuse window's scope.

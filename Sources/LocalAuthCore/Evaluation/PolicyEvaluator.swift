@@ -121,8 +121,20 @@ package struct PolicyEvaluator {
       switch biometry {
       case .usable(let modality):
         fresh = nil  // the prompt may take long and another process may count a failure meanwhile
-        guard try confirmed(request, modality) else { break }
-        entry = try openParallelEntry(record, modality)
+        // A screen locker answers the passcode prompt at once with what was typed before Return: a typed passcode
+        // is checked now, never after the finger's wait; an empty answer chooses the finger (and stands for
+        // `confirm`'s Enter).
+        if let locker = request.screenLocker {
+          if case .passcode(let typed) = try LockerAnswer.ask(
+            request, locker: locker, modality, passcode: settings.passcodeSource, dependencies)
+          {
+            let check = PasscodeCheck(dependencies: dependencies, settings: settings, request: request, entered: typed)
+            return finish(try check.run(), request)
+          }
+        } else {
+          guard try confirmed(request, modality) else { break }
+          entry = try openParallelEntry(record, modality)
+        }
         let prompt = BiometricPrompt(
           dependencies: dependencies, settings: settings, request: request, modality: modality, templates: record.templates,
           entry: entry)

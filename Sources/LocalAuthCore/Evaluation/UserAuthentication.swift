@@ -95,6 +95,12 @@ public struct UserAuthentication {
       session: session, terminalPrograms: options.terminalPrograms, sensorPresent: dependencies.sensor.modality != nil,
       log: log)
     request.confirm = options.confirm
+    // docs/RULES.md, "Screen lockers": a locker's typed passcode is checked before the finger is asked for.
+    if options.policy == .deviceOwnerAuthentication, !options.lockerPrograms.isEmpty {
+      let locker = ScreenLocker.check(origin.processID, programs: options.lockerPrograms, system: requests.processes)
+      request.screenLocker = locker.name
+      if locker.name != nil { log.log(.debug, "The passcode is asked of user \(user) before the finger: \(locker.reason).") }
+    }
     request.passcodeCapture = passcodeCapture
     return .evaluated(try evaluator.evaluate(request, loaded: record))
   }
