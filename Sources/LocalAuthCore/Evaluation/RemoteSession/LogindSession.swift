@@ -21,8 +21,6 @@ extension RemoteSession {
   package static let systemdRunning = "/run/systemd/system"
   /// logind's per-user state files (`/run/systemd/users/UID`).
   package static let logindUsers = "/run/systemd/users"
-  /// The session classes that can be local: a user's login and a display manager's greeter.
-  static let localClasses: Set<String> = ["user", "greeter"]
 
   /// Where a process's cgroup places it among logind's units.
   enum LogindPlacement: Equatable {
@@ -56,6 +54,7 @@ extension RemoteSession {
     var audit: UInt32?
 
     /// Reads a state file's KEY=VALUE lines.
+    @inline(never)
     init(_ bytes: [UInt8]) {
       RemoteSession.logindFields(bytes) { key, value in
         switch key {
@@ -73,22 +72,32 @@ extension RemoteSession {
       }
     }
 
-    /// Why session `id` is not local, in one phrase; nil when it is local and active.
+    /// Why session `id` is remote (`REMOTE=1`, a `REMOTE_HOST`), in one phrase; nil when it is not.
+    @inline(never)
+    func remoteReason(_ id: String) -> String? {
+      if remote { return "logind session " + id + " is remote (REMOTE=1)" }
+      if !remoteHost.isEmpty { return "logind session " + id + " has the remote host " + LogText.token(remoteHost) }
+      return nil
+    }
+
+    /// Why session `id` is not local, in one phrase; nil when it is local and active. The classes that can be
+    /// local: a user's login and a display manager's greeter.
+    @inline(never)
     func reason(_ id: String) -> String? {
-      let session = "logind session \(id)"
-      if remote { return session + " is remote (REMOTE=1)" }
-      if !remoteHost.isEmpty { return session + " has the remote host \(LogText.token(remoteHost))" }
-      if !RemoteSession.localClasses.contains(sessionClass) {
-        return sessionClass.isEmpty ? session + " has no class" : session + " is of class \(LogText.token(sessionClass))"
+      if let remote = remoteReason(id) { return remote }
+      let session = "logind session " + id
+      if sessionClass != "user" && sessionClass != "greeter" {
+        return sessionClass.isEmpty ? session + " has no class" : session + " is of class " + LogText.token(sessionClass)
       }
       if seat.isEmpty && vtnr == 0 { return session + " has no seat" }
       if state == "closing" { return session + " is closing (its login has ended)" }
-      if !active { return session + " is not the active session of \(seat.isEmpty ? "its seat" : LogText.token(seat))" }
+      if !active { return session + " is not the active session of " + (seat.isEmpty ? "its seat" : LogText.token(seat)) }
       return nil
     }
   }
 
   /// Calls `body` with each KEY=VALUE line of a logind state file (comments skipped, quotes around a value removed).
+  @inline(never)
   static func logindFields(_ bytes: [UInt8], _ body: (Substring, String) -> Void) {
     for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") where !line.hasPrefix("#") {
       guard let equals = line.firstIndex(of: "=") else { continue }
@@ -107,6 +116,7 @@ extension RemoteSession {
 
   /// Where `pid`'s cgroup (the unified hierarchy's `0::` line, else the `name=systemd` one) places it: the
   /// components right below `/user.slice/user-UID.slice/` name a session scope or the user manager.
+  @inline(never)
   static func logindPlacement(_ pid: Int32, _ system: System) -> LogindPlacement {
     guard let bytes = system.read("/proc/\(pid)/cgroup", 65536) else { return .elsewhere }
     var path: Substring?
@@ -157,12 +167,7 @@ extension RemoteSession {
     guard system.exists(logindSessions), let session = logindSession(pid, system),
       let bytes = system.read(logindSessions + "/" + session, 65536)
     else { return nil }
-    let record = LogindRecord(bytes)
-    if record.remote { return "logind session \(session) is remote (REMOTE=1)" }
-    if !record.remoteHost.isEmpty {
-      return "logind session \(session) has the remote host \(LogText.token(record.remoteHost))"
-    }
-    return nil
+    return LogindRecord(bytes).remoteReason(session)
   }
 
   /// A state file of logind's: its bytes, or why it is not believed.
@@ -185,9 +190,10 @@ extension RemoteSession {
 
   /// Why logind does not call the request of `pid` local; nil when it does, or when the process is in no logind
   /// session and not in the user manager (the ledger's and ancestry's rules decide then). Asked while logind runs.
+  @inline(never)
   static func logindLocalityReason(_ pid: Int32, placement: LogindPlacement, _ system: System) -> String? {
     guard let folder = system.facts.status(logindSessions, false), folder.isDirectory, folder.isRootsAlone else {
-      return "logind's folder \(logindSessions) is not root's"
+      return "logind's folder " + logindSessions + " is not root's"
     }
     switch placement {
     case .session(let id): return sessionLocalityReason(id, uid: nil, system)
@@ -201,38 +207,41 @@ extension RemoteSession {
   }
 
   /// Why logind session `id` (of `uid`, when given) is not local and active, from its state file.
+  @inline(never)
   static func sessionLocalityReason(_ id: String, uid: UInt32?, _ system: System) -> String? {
-    guard isSessionName(id) else { return "logind names the session \(LogText.token(id)), which is not a session name" }
+    guard isSessionName(id) else { return "logind names the session " + LogText.token(id) + ", which is not a session name" }
     switch logindFile(logindSessions + "/" + id, system) {
-    case .missing: return "logind has no record of session \(id)"
-    case .notRoots: return "logind's record of session \(id) is not root's"
+    case .missing: return "logind has no record of session " + id
+    case .notRoots: return "logind's record of session " + id + " is not root's"
     case .contents(let bytes):
       let record = LogindRecord(bytes)
-      if let uid, record.uid != uid { return "logind session \(id) is not of uid \(uid)" }
+      if let uid, record.uid != uid { return "logind session " + id + " is not of uid " + String(uid) }
       return record.reason(id)
     }
   }
 
   /// Why a process of `user@UID.service` is not local: the user's display session is missing or not local and
   /// active, or the ledger holds it as opened remotely (or cannot speak for it, as for its own processes).
+  @inline(never)
   static func userManagerReason(_ pid: Int32, uid: UInt32, _ system: System) -> String? {
-    let process = "process \(pid) is in user@\(uid).service"
+    let user = String(uid)
+    let process = "process " + String(pid) + " is in user@" + user + ".service"
     let display: String
-    switch logindFile(logindUsers + "/\(uid)", system) {
-    case .missing: return process + " and logind has no record of uid \(uid)"
-    case .notRoots: return process + " and logind's record of uid \(uid) is not root's"
+    switch logindFile(logindUsers + "/" + user, system) {
+    case .missing: return process + " and logind has no record of uid " + user
+    case .notRoots: return process + " and logind's record of uid " + user + " is not root's"
     case .contents(let bytes):
       var found = ""
       logindFields(bytes) { key, value in if key == "DISPLAY" { found = value } }
       display = found
     }
-    guard !display.isEmpty else { return process + " and uid \(uid) has no display session" }
-    let judged = process + ", judged by the display session of uid \(uid): "
+    guard !display.isEmpty else { return process + " and uid " + user + " has no display session" }
+    let judged = process + ", judged by the display session of uid " + user + ": "
     if let reason = sessionLocalityReason(display, uid: uid, system) { return judged + reason }
     // The same ledger rules as for the display session's own processes.
     guard case .contents(let bytes) = logindFile(logindSessions + "/" + display, system),
       let audit = LogindRecord(bytes).audit ?? UInt32(display)
-    else { return judged + "logind session \(display) has no audit session" }
+    else { return judged + "logind session " + display + " has no audit session" }
     guard let reason = ledgerReason(audit, owner: { uid }, system) else { return nil }
     return reason.hasPrefix(missingLedger) ? reason : judged + reason
   }
