@@ -16,6 +16,8 @@ struct RemoteSessionTests {
     var folders: Set<String> = []
     /// The session ledger's entries; nil when there is no ledger.
     var ledger: [UInt32: SessionLedger.Entry]?
+    /// What stat(2) says of a path, where a test sets it; other files and folders are root's folders.
+    var statuses: [String: ProcessFacts.FileStatus] = [:]
 
     /// A process `pid` named `name` whose parent is `parent`, as /proc/PID/stat and status show it, with its real
     /// uid and its audit session (nil: unset, as for a process started outside any login); its login uid is
@@ -62,10 +64,12 @@ struct RemoteSessionTests {
       let files = self.files
       let folders = self.folders
       let ledger = self.ledger
+      let statuses = self.statuses
       let facts = ProcessFacts(
         read: { path, limit in files[path].flatMap { $0.count <= limit ? $0 : nil } },
         status: { path, _ in
-          folders.contains(path) || files[path] != nil
+          if let status = statuses[path] { return status }
+          return folders.contains(path) || files[path] != nil
             ? ProcessFacts.FileStatus(owner: 0, mode: 0o040755, device: 1, inode: 2) : nil
         })
       return RemoteSession.System(

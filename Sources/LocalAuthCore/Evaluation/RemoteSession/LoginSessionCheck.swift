@@ -24,14 +24,26 @@ extension RemoteSession {
   }
 
   /// Why the login session of `pid` (whose audit session is `session`) is remote or not known to be local; nil
-  /// when the session part allows a local verdict.
+  /// when the session part allows a local verdict. For a process of the user manager while logind runs
+  /// (`userManager`), only a session recorded remote counts here: the user's display session stands in for the
+  /// rest (LogindSession.swift).
   static func loginSessionReason(
-    _ pid: Int32, session: UInt32?, _ system: System, ancestry: () -> Ancestry
+    _ pid: Int32, session: UInt32?, _ system: System, userManager: Bool = false, ancestry: () -> Ancestry
   ) -> String? {
+    if userManager {
+      guard let session, system.sessionLedger(session) == .recorded(.remote) else { return nil }
+      return "login session \(session) was opened remotely (recorded when it was opened)"
+    }
     guard let session else {
       guard let stranger = ancestry().stranger else { return nil }
       return "process \(pid) is in no login session (its audit session is unset) and \(stranger)"
     }
+    return ledgerReason(session, owner: { loginUID(pid, system) }, system)
+  }
+
+  /// What the ledger says against login session `session`, whose login uid `owner` gives (nil: unreadable); nil
+  /// when the session part allows a local verdict.
+  static func ledgerReason(_ session: UInt32, owner: () -> UInt32?, _ system: System) -> String? {
     switch system.sessionLedger(session) {
     case .recorded(.remote): return "login session \(session) was opened remotely (recorded when it was opened)"
     case .recorded(.local): return nil
@@ -41,8 +53,9 @@ extension RemoteSession {
     case .noLedger:
       if let network = networkLogin(in: session, system) { return network }
       if system.judgesOpening { return nil }
-      guard let owner = loginUID(pid, system), owner == 0 else {
-        let whose = loginUID(pid, system).map { "of uid \($0)" } ?? "of an unreadable login uid"
+      let uid = owner()
+      guard let uid, uid == 0 else {
+        let whose = uid.map { "of uid \($0)" } ?? "of an unreadable login uid"
         return missingLedger + " cannot tell whether login session \(session) \(whose) was opened at the machine"
       }
       return nil

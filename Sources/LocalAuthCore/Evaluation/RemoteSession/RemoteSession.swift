@@ -3,9 +3,10 @@
 /// Checked in this order, the first hit giving the reason: a non-empty PAM_RHOST (localhost included: a tunnel is
 /// still a network login); the utmp record of the terminal (a host means a network login); the kernel's login
 /// session of the process (LoginSessionCheck.swift: no session, a session recorded remote or never recorded, a
-/// utmp login from a remote host in it); the logind session of the process, when logind runs (`REMOTE=1` or a
-/// `REMOTE_HOST`); an ancestor process that is a network login daemon (sshd, telnetd, …); and last the SSH_*
-/// variables. The login session is the anchor: it is what a user cannot shed by setsid, script, tmux or nohup.
+/// utmp login from a remote host in it); the logind session of the process (`REMOTE=1` or a `REMOTE_HOST`); an
+/// ancestor process that is a network login daemon (sshd, telnetd, …); while logind runs, logind's word on the
+/// process's session, or on its user's display session for a process of the user manager (LogindSession.swift:
+/// not remote, a seat, the active one); and last the SSH_* variables. The login session is the anchor: it is what a user cannot shed by setsid, script, tmux or nohup.
 /// The environment, PAM_RHOST and the ancestry may only make a session remote, never local (docs/RULES.md, rule 2).
 public enum RemoteSession {
   /// What the caller knows about the request; the rest is read from the system.
@@ -108,12 +109,26 @@ public enum RemoteSession {
   /// same process) and the ledger's folder.
   private static let processFacts = Mutex()
   nonisolated(unsafe) private static var rememberedFacts:
-    [Int32: (start: UInt64, session: UInt32?, system: String, reason: String?)] = [:]
+    [Int32: (start: UInt64, session: UInt32?, system: String, managed: Bool, reason: String?)] = [:]
 
-  /// The login-session, logind or ancestry reason for `pid`, from memory when the system allows it.
+  /// The login-session, logind or ancestry reason for `pid`: the part that stays for the process's life from memory
+  /// when the system allows it, then, while logind runs, logind's word on its session or its user's display
+  /// session (LogindSession.swift), which is asked each time.
   static func processReason(_ pid: Int32, _ system: System, knownSession: String? = nil) -> String? {
     let session: UInt32? =
       if let knownSession { knownSession.isEmpty ? nil : UInt32(knownSession) } else { auditSession(pid, system) }
+    // The session being opened is judged on what can make it remote only: it may not be active yet.
+    let placement: LogindPlacement? =
+      !system.judgesOpening && logindRuns(system) ? logindPlacement(pid, system) : nil
+    var managed = false
+    if case .userManager = placement { managed = true }
+    if let reason = lastingReason(pid, session: session, managed: managed, system) { return reason }
+    guard let placement else { return nil }
+    return logindLocalityReason(pid, placement: placement, system)
+  }
+
+  /// The part of `processReason` that holds for the process's life in its login session.
+  private static func lastingReason(_ pid: Int32, session: UInt32?, managed: Bool, _ system: System) -> String? {
     func compute() -> String? {
       var walked: Ancestry?
       func ancestry() -> Ancestry {
@@ -122,20 +137,20 @@ public enum RemoteSession {
         walked = facts
         return facts
       }
-      return loginSessionReason(pid, session: session, system, ancestry: ancestry) ?? logindReason(pid, system)
-        ?? ancestry().daemon
+      return loginSessionReason(pid, session: session, system, userManager: managed, ancestry: ancestry)
+        ?? logindReason(pid, system) ?? ancestry().daemon
     }
     // This process is always the same process (a forked child has another pid): no start time to read then.
     guard system.remembersProcesses, let start = pid == Syscalls.processID ? 0 : FileSyscalls.processStartTime(pid) else {
       return compute()
     }
     if let known = processFacts.withLock({ rememberedFacts[pid] }), known.start == start, known.session == session,
-      known.system == system.identity
+      known.system == system.identity, known.managed == managed
     {
       return known.reason
     }
     let reason = compute()
-    processFacts.withLock { rememberedFacts = [pid: (start, session, system.identity, reason)] }
+    processFacts.withLock { rememberedFacts = [pid: (start, session, system.identity, managed, reason)] }
     return reason
   }
 
@@ -167,53 +182,6 @@ public enum RemoteSession {
       isRemote: false,
       reason: "a login session opened at the machine; no remote host, utmp host, remote logind session, network "
         + "login daemon or SSH variable")
-  }
-
-  // MARK: logind
-
-  /// "logind session N is remote (…)" when logind runs and the process's session says so.
-  static func logindReason(_ pid: Int32, _ system: System) -> String? {
-    guard system.exists(logindSessions), let session = logindSession(pid, system),
-      let bytes = system.read(logindSessions + "/" + session, 65536)
-    else { return nil }
-    var remoteHost = ""
-    var remoteFlag = false
-    for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
-      guard let equals = line.firstIndex(of: "=") else { continue }
-      let key = line[..<equals]
-      var value = String(line[line.index(after: equals)...]).trimmingWhitespace()
-      if value.count >= 2, let quote = value.first, quote == "\"" || quote == "'", value.last == quote {
-        value = String(value.dropFirst().dropLast())
-      }
-      if key == "REMOTE" { remoteFlag = value == "1" }
-      if key == "REMOTE_HOST" { remoteHost = value }
-    }
-    if remoteFlag { return "logind session \(session) is remote (REMOTE=1)" }
-    if !remoteHost.isEmpty { return "logind session \(session) has the remote host \(LogText.token(remoteHost))" }
-    return nil
-  }
-
-  /// The logind session of `pid`: its `session-N.scope` cgroup, else its audit session (/proc/PID/sessionid).
-  static func logindSession(_ pid: Int32, _ system: System) -> String? {
-    if let bytes = system.read("/proc/\(pid)/cgroup", 65536) {
-      for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
-        for part in line.split(separator: "/") where part.hasPrefix("session-") && part.hasSuffix(".scope") {
-          let name = String(part.dropFirst("session-".count).dropLast(".scope".count))
-          if isSessionName(name) { return name }
-        }
-      }
-    }
-    if let bytes = system.read("/proc/\(pid)/sessionid", 32) {
-      let name = String(decoding: bytes, as: UTF8.self).trimmingWhitespace()
-      if name != "4294967295", isSessionName(name) { return name }
-    }
-    return nil
-  }
-
-  /// A session name safe as a file name: 1 to 64 ASCII letters and digits.
-  static func isSessionName(_ name: String) -> Bool {
-    !name.isEmpty && name.utf8.count <= 64
-      && name.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7A) }
   }
 
   // MARK: utmp
