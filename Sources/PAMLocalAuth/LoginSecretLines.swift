@@ -73,6 +73,7 @@ enum LoginSecretLines {
         method == .passcode
         ? KeychainAuthorization(passcode: passcode.secret)
         : KeychainAuthorization(biometry: true, domainState: record?.domainState)
+      // This authentication is the unlock (a screen locker's, a login's): the desktop's lock is not asked.
       let lock = DeviceLock.of(record, bootID: context.dependencies.clock.bootID())
       let released = try keychain { () throws(KeychainError) -> SecretBytes? in
         try secret.release(

@@ -20,6 +20,9 @@ public struct Dependencies {
   /// second request is seen (docs/RULES.md, "One finger request at a time"); nil where prompts are not
   /// coordinated (a scripted test world).
   package var prompts: PromptRegistry? = nil
+  /// Whether the desktop holds a user's screen locked, for data protection (DeviceLock): logind's LockedHint over
+  /// the user's sessions at the machine (RemoteSession.screenLocked); nil where nothing reports a lock.
+  package var screenLocked: (@Sendable (_ user: UserName) -> Bool?)? = nil
 
   /// Collects the side effects; the matcher is the simulated one unless a test scripts it.
   public init(

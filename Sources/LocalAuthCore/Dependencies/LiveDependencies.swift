@@ -8,6 +8,13 @@ extension Dependencies {
     if options.fprintd { dependencies.sensor = FprintdSensor(printsFolder: options.fprintDirectory, log: log) }
     dependencies.keychain = Keychain(
       root: options.stateDirectory, tcti: options.tpm, clock: dependencies.clock, limits: options.keychain.limits)
+    dependencies.screenLocked = { user in
+      // A user without a passwd entry has no sessions logind could name: locked.
+      guard let uid = Syscalls.userID(named: user.value) else { return true }
+      return RemoteSession.screenLocked(uid: uid, RemoteSession.System(facts: .live)) {
+        LogindBus.lockedHint(session: $0, timeout: 2)
+      }
+    }
     return dependencies
   }
 

@@ -108,7 +108,9 @@ public struct KeychainReader {
     if !needed.isEmpty && !request.interactionAllowed { throw .keychain(.interactionNotAllowed) }
     for step in needed { try run(step, request: request, into: &authorization) }
     let fresh = try dependencies.store.load(user)
-    let lock = DeviceLock.of(fresh, bootID: dependencies.clock.bootID())
+    // The desktop is asked only when its answer matters: an AfterFirstUnlock item reads the same locked or not.
+    let screenLocked = item.accessibility.readableWhileLocked ? nil : dependencies.screenLocked?(user)
+    let lock = DeviceLock.of(fresh, bootID: dependencies.clock.bootID(), screenLocked: screenLocked)
     let held = authorization
     let open = { () throws(KeychainError) -> [UInt8] in
       try keychain.open(item, for: user, authorization: held, lock: lock, hasher: settings.hasher)
