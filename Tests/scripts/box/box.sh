@@ -2,20 +2,22 @@
 # box.sh: a throw-away Linux desktop's system layer for the real-desktop tests (issue 38): systemd as PID 1 of a
 # container, with its journal, the system bus, systemd-logind (sessions, seats), users' service managers and
 # polkitd, on a machine whose own PID 1 is not systemd. Nothing on the host changes: the box's root is an overlay
-# of / whose upper layer is a tmpfs in a private mount namespace, so what the box (or a setup script) writes there,
-# /etc included, vanishes when the box stops.
+# of / whose upper layer is a tmpfs in a private mount namespace (with the host's /usr read-only), so what the box
+# (or a setup script) writes there, /etc included, vanishes when the box stops.
 #
 #   box.sh start DIR [SETUP]   boots a box whose state lives in DIR (a new, empty folder); SETUP, if given, runs on
 #                              the host before the boot with the box's root as its argument (chroot into it to add
-#                              users; /proc and /dev are mounted there meanwhile). Prints "booted in N s" when
+#                              users; /proc and /dev are mounted there meanwhile). Prints "booted in N ms" when
 #                              `systemctl is-system-running` says running or degraded; exits 1 otherwise.
+#                              /usr is the host's, read-only, but for the folders named in BOX_USR_WRITABLE
+#                              (space-separated), which are copies on a tmpfs that SETUP may add files to.
 #   box.sh ns DIR CMD...       runs CMD as root in the box's namespaces and root, with a clean environment (not in
 #                              a unit: a systemd-run there makes units and logind sessions).
 #   box.sh stop DIR            powers the box off (SIGRTMIN+4 to its PID 1), kills it after 15 s, removes its cgroup.
 #   box.sh cgroup DIR          prints the box's cgroup folder (there while the box runs, removed by stop).
 #
-# How: stage 1 runs in a private mount namespace: a tmpfs, the overlay on it, the box's own files in the upper layer,
-# SETUP, then a cgroup2 folder of the box's own and `unshare --pid --uts --ipc --net --cgroup --mount`, in which
+# How: stage 1 runs in a private mount namespace: a tmpfs, the overlay on it, /usr, the box's own files in the upper
+# layer, SETUP, then a cgroup2 folder of the box's own and `unshare --pid --uts --ipc --net --cgroup --mount`, in which
 # stage 2 mounts /proc (its /proc/sys read-only), a read-only /sys, the box's cgroup2 tree, a /dev of its own (a new
 # devpts instance; /dev/console a pseudo-terminal whose output goes to DIR/console.log), tmpfs /run and /tmp, moves
 # the root there (pivot_root) and becomes systemd. Every namespace matters: without the UTS one systemd would rename
@@ -84,17 +86,27 @@ stage1() {
   mount -t tmpfs -o mode=0755,size=2g localauth-box "$dir/fs"
   mkdir -p "$dir/fs/upper" "$dir/fs/work" "$root"
   mount -t overlay overlay -o "lowerdir=/,upperdir=$dir/fs/upper,workdir=$dir/fs/work" "$root"
+  # /usr is the host's, read-only: overlayfs reports its own device number for a file of the lower layer, while
+  # /proc/PID/maps names the real one, so through the overlay no program would be the file its path names (the
+  # module's system-program check, docs/RULES.md). The folders of BOX_USR_WRITABLE are copies on a tmpfs.
+  mount --rbind /usr "$root/usr"
+  mount -o remount,bind,ro "$root/usr"
+  local folder real
+  for folder in ${BOX_USR_WRITABLE:-}; do
+    real=$(readlink -f "$folder")
+    case $real in /usr/?*) ;; *) echo "box: $folder is not a folder under /usr" >&2; exit 1 ;; esac
+    mount -t tmpfs -o mode=0755,size=256m localauth-box-usr "$root$real"
+    cp -a "$real/." "$root$real/"
+  done
   # A machine of its own: name, machine id, no file systems to mount, a journal in memory, no needless units.
   echo localauth-box >"$root/etc/hostname"
+  printf '127.0.1.1\tlocalauth-box\n' >>"$root/etc/hosts"
   tr -d '-' </proc/sys/kernel/random/uuid >"$root/etc/machine-id"
   echo "# localauth box: nothing to mount" >"$root/etc/fstab"
   mkdir -p "$root/etc/systemd/system" "$root/etc/systemd/journald.conf.d"
   printf '[Journal]\nStorage=volatile\n' >"$root/etc/systemd/journald.conf.d/box.conf"
   local unit
   for unit in $MASKED; do ln -sf /dev/null "$root/etc/systemd/system/$unit"; done
-  # Packages installed by a setup script must not start services in the chroot.
-  printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
-  chmod 0755 "$root/usr/sbin/policy-rc.d"
   if [ -n "$setup" ]; then
     mount -t proc proc "$root/proc"
     mount --rbind /dev "$root/dev"
@@ -105,19 +117,16 @@ stage1() {
     umount -R "$root/dev"
     umount "$root/proc"
   fi
-  rm -f "$root/usr/sbin/policy-rc.d"
   # Stage 2 starts in the box's cgroup, whose root it becomes (cgroup namespace); this shell then leaves it, so that
   # the box's root cgroup holds only the box's processes.
   echo $$ >"$cg/cgroup.procs"
   unshare --pid --fork --uts --ipc --net --cgroup --mount --propagation private \
     /bin/bash "$SELF" _stage2 "$dir" "$(tty)" &
-  local unshare_pid=$! pid1=""
+  local unshare_pid=$!
   for _ in $(seq 200); do
-    pid1=$(cut -d' ' -f1 "/proc/$unshare_pid/task/$unshare_pid/children" 2>/dev/null)
-    [ -n "$pid1" ] && break
+    [ -s "$dir/pid1" ] && break
     sleep 0.05
   done
-  echo "$pid1" >"$dir/pid1"
   local host_root
   host_root=$(cgroup2_root)
   echo "$unshare_pid" >"$host_root/cgroup.procs"
@@ -128,8 +137,13 @@ stage1() {
 }
 
 stage2() {
-  local dir=$1 console=$2 root=$1/fs/root node
+  local dir=$1 console=$2 root=$1/fs/root node host_pid
   set -e
+  # This shell's number in the host's PID namespace, the one the host's /proc (still mounted here) shows; it
+  # becomes systemd's (exec). Written in one step, so that a reader sees all of it or nothing.
+  read -r host_pid _ </proc/self/stat
+  echo "$host_pid" >"$dir/pid1.new"
+  mv "$dir/pid1.new" "$dir/pid1"
   mount --make-rprivate /
   mount -t proc -o nosuid,nodev,noexec proc "$root/proc"
   mount --bind "$root/proc/sys" "$root/proc/sys"
@@ -189,7 +203,7 @@ start() {
     kill -0 "$(cat "$dir/console.pid")" 2>/dev/null || break
     sleep 0.1
   done
-  [ -n "$p" ] || { cat "$dir/stage1.log" >&2; fail "the box did not start"; }
+  [ -n "$p" ] || { tail -n 20 "$dir/stage1.log" "$dir/console.log" >&2; stop "$dir" >&2; fail "the box did not start"; }
   for _ in $(seq 300); do
     state=$(ns "$dir" systemctl is-system-running 2>/dev/null)
     case $state in running|degraded) break ;; esac
@@ -198,14 +212,17 @@ start() {
   done
   case $state in
     running|degraded) echo "box: $state, booted in $(( ($(date +%s%N) - t0) / 1000000 )) ms" ;;
-    *) tail -n 20 "$dir/stage1.log" "$dir/console.log" >&2; fail "the box did not boot (state: ${state:-none})" ;;
+    *) tail -n 20 "$dir/stage1.log" "$dir/console.log" >&2; stop "$dir" >&2; fail "the box did not boot (state: ${state:-none})" ;;
   esac
 }
 
 stop() {
-  local dir=$1 p t0 console
+  local dir=$1 p t0 console cg
   t0=$(date +%s%N)
-  if p=$(pid1 "$dir"); then
+  cg=$(cgroup_of "$dir")
+  # PID 1 as recorded, or as its cgroup says (a box whose start failed half-way).
+  p=$(pid1 "$dir") || p=$(head -n 1 "$cg/init.scope/cgroup.procs" 2>/dev/null)
+  if [ -n "$p" ]; then
     kill -s SIGRTMIN+4 "$p"
     for _ in $(seq 150); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
     if kill -0 "$p" 2>/dev/null; then echo "box: PID 1 still runs after 15 s: SIGKILL" >&2; kill -9 "$p"; fi
@@ -216,7 +233,9 @@ stop() {
     kill -9 "$console" 2>/dev/null
   fi
   rm -f "$dir/pid1"
-  remove_cgroup "$(cgroup_of "$dir")"
+  # Whatever is left in the box's cgroup (the kernel's cgroup.kill, Linux 5.14 and later).
+  [ ! -e "$cg/cgroup.kill" ] || echo 1 >"$cg/cgroup.kill" 2>/dev/null
+  remove_cgroup "$cg"
   local status=$?
   echo "box: stopped in $(( ($(date +%s%N) - t0) / 1000000 )) ms"
   return $status
@@ -229,5 +248,5 @@ case ${1:-} in
   stop) stop "${2:?box.sh stop DIR}" ;;
   cgroup) cgroup_of "${2:?box.sh cgroup DIR}" ;;
   ns) dir=${2:?box.sh ns DIR CMD...}; shift 2; ns "$dir" "$@" ;;
-  *) sed -n '2,20p' "$SELF" >&2; exit 2 ;;
+  *) sed -n '2,22p' "$SELF" >&2; exit 2 ;;
 esac
