@@ -42,7 +42,7 @@ done
 
 WORK=$(mktemp -d /tmp/localauth-box.XXXXXX) || die "mktemp failed"
 LOGS=${BOX_LOGS:-$WORK/logs}
-mkdir -p "$LOGS"
+mkdir -p "$LOGS" && rm -f "$LOGS"/*.txt "$LOGS"/*.log
 cleanup() {
   if [ -d "$WORK/box" ]; then
     "$BOX" ns "$WORK/box" journalctl -b -q --no-pager >"$LOGS/journal.txt" 2>&1
