@@ -73,10 +73,10 @@ enum LoginSecretLines {
         method == .passcode
         ? KeychainAuthorization(passcode: passcode.secret)
         : KeychainAuthorization(biometry: true, domainState: record?.domainState)
-      let unlocked = record?.lastPasscodeBootID == context.dependencies.clock.bootID()
+      let lock = DeviceLock.of(record, bootID: context.dependencies.clock.bootID())
       let released = try keychain { () throws(KeychainError) -> SecretBytes? in
         try secret.release(
-          for: user, authorization: authorization, currentDomainState: record?.domainState, unlockedThisBoot: unlocked)
+          for: user, authorization: authorization, currentDomainState: record?.domainState, lock: lock)
       }
       guard let token = released else {
         log.log(.info, "No login secret is stored for user \(user); PAM_AUTHTOK was not set.")

@@ -43,10 +43,28 @@ public final class CFAllocator: Sendable {}
 /// The default allocator (nil, as Apple's kCFAllocatorDefault is a NULL pointer).
 public let kCFAllocatorDefault: CFAllocator? = nil
 
-/// kCFBooleanTrue, for `query[kSecReturnData as String] = kCFBooleanTrue` (optional, as Apple's is: `kCFBooleanTrue!`).
-public let kCFBooleanTrue: CFBoolean? = NSNumber(value: true)
+/// kCFBooleanTrue, for `query[kSecReturnData as String] = kCFBooleanTrue`; implicitly unwrapped, as Apple declares
+/// it, so both `kCFBooleanTrue!` and `cond ? kCFBooleanTrue : kCFBooleanFalse` returned as a `CFBoolean` compile.
+public let kCFBooleanTrue: CFBoolean! = NSNumber(value: true)
 /// kCFBooleanFalse.
-public let kCFBooleanFalse: CFBoolean? = NSNumber(value: false)
+public let kCFBooleanFalse: CFBoolean! = NSNumber(value: false)
+
+// The keys of a bundle's information dictionary (CFBundle.h), which keychain wrappers read from
+// `Bundle.main.infoDictionary` to name their default service (Locksmith: `String(kCFBundleIdentifierKey)`).
+/// The bundle's identifier ("CFBundleIdentifier").
+nonisolated(unsafe) public let kCFBundleIdentifierKey: CFString! = "CFBundleIdentifier"
+/// The bundle's name ("CFBundleName").
+nonisolated(unsafe) public let kCFBundleNameKey: CFString! = "CFBundleName"
+/// The bundle's version ("CFBundleVersion").
+nonisolated(unsafe) public let kCFBundleVersionKey: CFString! = "CFBundleVersion"
+/// The bundle's executable's name ("CFBundleExecutable").
+nonisolated(unsafe) public let kCFBundleExecutableKey: CFString! = "CFBundleExecutable"
+/// The information dictionary's format version ("CFBundleInfoDictionaryVersion").
+nonisolated(unsafe) public let kCFBundleInfoDictionaryVersionKey: CFString! = "CFBundleInfoDictionaryVersion"
+/// The bundle's development region ("CFBundleDevelopmentRegion").
+nonisolated(unsafe) public let kCFBundleDevelopmentRegionKey: CFString! = "CFBundleDevelopmentRegion"
+/// The bundle's localizations ("CFBundleLocalizations").
+nonisolated(unsafe) public let kCFBundleLocalizationsKey: CFString! = "CFBundleLocalizations"
 
 /// The error's code (Apple's CFErrorGetCode).
 public func CFErrorGetCode(_ error: CFError) -> CFIndex { error.code }

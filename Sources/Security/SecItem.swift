@@ -20,7 +20,7 @@ struct KeychainCall {
   /// the caller answers for them). A reserved access group is refused as `Keychain.refuseReserved` says (`adding`
   /// for SecItemAdd).
   func checkClass(adding: Bool = false) throws(KeychainError) -> SecItemClassName {
-    let named = try className()
+    let named = try className(adding: adding)
     try Keychain.refuseReserved(string(kSecAttrAccessGroup), adding: adding)
     return named
   }

@@ -135,8 +135,15 @@ extension KeychainCall {
   /// A text attribute by its text key (KeychainAttributes' names).
   func string(_ key: String) -> String? { attributes[key] as? String }
 
-  /// kSecClass.
-  func className() throws(KeychainError) -> SecItemClassName {
+  /// kSecClass. A query (`adding` false) that names its item only by kSecValuePersistentRef takes the class the
+  /// reference names, as Apple's keychain finds such an item (Valet's `migrateObjects(from:)` fetches each item by
+  /// its reference alone); SecItemAdd still needs kSecClass.
+  func className(adding: Bool) throws(KeychainError) -> SecItemClassName {
+    if string(kSecClass) == nil, !adding, let data = attributes[kSecValuePersistentRef] as? Data,
+      let (named, _) = KeychainItem.parseReference(Array(data))
+    {
+      return .password(named)
+    }
     guard let raw = string(kSecClass) else { throw .parameter("kSecClass is missing") }
     if raw == kSecClassGenericPassword { return .password(.genericPassword) }
     if raw == kSecClassInternetPassword { return .password(.internetPassword) }

@@ -79,7 +79,7 @@ struct KeychainBench {
           guard let item = try keychain.matching(.init(service: "bench", account: account), for: user).first else {
             throw KeychainError.itemNotFound
           }
-          let data = try keychain.open(item, for: user, authorization: KeychainAuthorization(), unlockedThisBoot: true, hasher: hasher)
+          let data = try keychain.open(item, for: user, authorization: KeychainAuthorization(), lock: .unlocked, hasher: hasher)
           guard data == Array("secret \(small / 2)".utf8) || data == Array("changed \(round)".utf8) || data.starts(with: Array("changed".utf8)) else {
             throw KeychainError.parameter("the read returned other data")
           }

@@ -154,7 +154,7 @@ extension RealPAM {
         #expect(stored.count == 1 && stored.first?.accessGroup == group)
         let released = try secret.release(
           for: user, authorization: KeychainAuthorization(biometry: true, domainState: nil, passcode: nil),
-          currentDomainState: nil, unlockedThisBoot: true)
+          currentDomainState: nil, lock: .unlocked)
         #expect(released.map { String(decoding: $0.bytes, as: UTF8.self) } == "unix-password")
       }
     }

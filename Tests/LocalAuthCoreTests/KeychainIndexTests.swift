@@ -20,7 +20,7 @@ struct KeychainIndexTests {
 
   func read(_ keychain: Keychain, _ account: String) throws(KeychainError) -> String? {
     guard let item = try keychain.matching(.init(service: "svc", account: account), for: alice).first else { return nil }
-    let data = try keychain.open(item, for: alice, authorization: KeychainAuthorization(), unlockedThisBoot: true, hasher: hasher)
+    let data = try keychain.open(item, for: alice, authorization: KeychainAuthorization(), lock: .unlocked, hasher: hasher)
     return String(decoding: data, as: UTF8.self)
   }
 

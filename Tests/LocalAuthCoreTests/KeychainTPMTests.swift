@@ -16,7 +16,7 @@ struct KeychainTPMTests {
 
   func read(_ keychain: Keychain) throws(KeychainError) -> String {
     guard let item = try keychain.items(for: alice).first else { throw .itemNotFound }
-    let data = try keychain.open(item, for: alice, authorization: KeychainAuthorization(), unlockedThisBoot: true, hasher: hasher)
+    let data = try keychain.open(item, for: alice, authorization: KeychainAuthorization(), lock: .unlocked, hasher: hasher)
     return String(decoding: data, as: UTF8.self)
   }
 

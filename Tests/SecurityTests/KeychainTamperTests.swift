@@ -61,7 +61,7 @@ struct KeychainTamperTests {
     try FileManager.default.copyItem(atPath: world.root + "/keychain/alice/" + file, toPath: world.root + "/keychain/bob/" + file)
     let item = try #require(try bobs.items(for: try UserName("bob")).first { $0.account == "mine" })
     #expect(throws: KeychainError.authenticationFailed) {
-      try bobs.open(item, for: try UserName("bob"), authorization: KeychainAuthorization(), unlockedThisBoot: true, hasher: world.settings.hasher)
+      try bobs.open(item, for: try UserName("bob"), authorization: KeychainAuthorization(), lock: .unlocked, hasher: world.settings.hasher)
     }
     _ = bob
   }

@@ -26,7 +26,7 @@ struct ReservedGroupTests {
     let state = try world.store.load(user)?.domainState
     return try loginSecret(world).release(
       for: user, authorization: KeychainAuthorization(biometry: true, domainState: state, passcode: nil),
-      currentDomainState: state, unlockedThisBoot: true
+      currentDomainState: state, lock: .unlocked
     ).map { String(decoding: $0.bytes, as: UTF8.self) }
   }
 

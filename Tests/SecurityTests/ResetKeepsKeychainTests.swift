@@ -43,7 +43,7 @@ struct ResetKeepsKeychainTests {
     let loginSecret = LoginSecret(keychain: world.keychain, flags: .userPresence, hasher: world.settings.hasher)
     let released = try loginSecret.release(
       for: user, authorization: KeychainAuthorization(biometry: true, domainState: record.domainState, passcode: nil),
-      currentDomainState: record.domainState, unlockedThisBoot: true)
+      currentDomainState: record.domainState, lock: .unlocked)
     #expect(released.map { String(decoding: $0.bytes, as: UTF8.self) } == "unix-password")
     world.run {
       world.prompter.enqueue("1234")

@@ -83,7 +83,7 @@ struct KeychainCommandTests {
     let authorization = KeychainAuthorization(biometry: true, passcode: SecretBytes("1234"))
     for (item, data) in [("login", "unix-password"), ("alice@example.org", "hunter2-secret")] {
       let found = try #require(items.first { $0.account == item })
-      let opened = try keychain.open(found, for: alice, authorization: authorization, unlockedThisBoot: true, hasher: hasher)
+      let opened = try keychain.open(found, for: alice, authorization: authorization, lock: .unlocked, hasher: hasher)
       #expect(String(decoding: opened, as: UTF8.self) == data)
     }
 

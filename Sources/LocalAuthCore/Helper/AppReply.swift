@@ -14,7 +14,10 @@ public enum AppReply: Equatable, Sendable {
   /// The helper could not decide (the details stay in its log).
   case fault(HelperFault)
 
-  /// Reply field keys (above AppCall's, so that an item's attributes and a reply's values never collide).
+  /// Reply field keys. They start at 40, which is also AppCall's `newAccessFlags`: a call's field and a reply's
+  /// never meet in one message, since each direction decodes only the keys it allows (`allowed`), and an item's
+  /// attributes use AppCall's keys below 40. Version 3 of the wire (HelperWire) will move `biometryType` so that
+  /// every key has one meaning; until then the number is the wire, and changing it would break linked apps.
   public enum Key {
     package static let biometryType: UInt8 = 40
     package static let domainState: UInt8 = 41

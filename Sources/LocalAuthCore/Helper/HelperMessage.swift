@@ -36,30 +36,55 @@ public enum HelperMessage: Equatable, Sendable {
   /// The largest payload of an app's call and of an item: a keychain item's data (16 KiB) and its attributes.
   package static let maximumAppPayload = KeychainItem.maximumDataSize + 8192
 
-  /// The app hello's tag.
-  package static let appHelloTag: UInt8 = 0x04
+  /// The frame's first byte: which message follows. These numbers are the wire (an ABI: apps link the client
+  /// statically); a new message takes a new number, and a number once used is never given another meaning.
+  package enum Tag: UInt8, CaseIterable, Sendable {
+    case hello = 0x01
+    case answer = 0x02
+    case cancel = 0x03
+    case appHello = 0x04
+    case call = 0x05
+    case info = 0x11
+    case error = 0x12
+    case request = 0x13
+    case secret = 0x14
+    case item = 0x15
+    case reply = 0x1e
+    case result = 0x1f
 
-  /// The largest payload a message with `tag` may have.
-  static func maximum(tag: UInt8) -> Int { tag == 0x05 || tag == 0x15 ? maximumAppPayload : maximumPayload }
+    /// The largest payload a message with this tag may have: an app's call and an item carry keychain data.
+    var maximumPayload: Int {
+      switch self {
+      case .call, .item: HelperMessage.maximumAppPayload
+      default: HelperMessage.maximumPayload
+      }
+    }
+  }
+
+  /// The app hello's tag.
+  package static let appHelloTag = Tag.appHello.rawValue
+
+  /// The largest payload a message with `tag` may have (an unknown tag: the smaller limit; decode refuses it).
+  static func maximum(tag: UInt8) -> Int { Tag(rawValue: tag)?.maximumPayload ?? maximumPayload }
 
   /// The wire form.
   package func encode() -> [UInt8] {
-    let (tag, payload): (UInt8, [UInt8]) =
+    let (tag, payload): (Tag, [UInt8]) =
       switch self {
-      case .hello(let hello): (0x01, hello.encode())
-      case .appHello: (Self.appHelloTag, HelperWire.versionBytes)
-      case .call(let call): (0x05, call.encode())
-      case .item(let item): (0x15, [0] + item.fields.encode())
-      case .reply(let reply): (0x1e, reply.encode())
-      case .answer(let bytes): (0x02, bytes)
-      case .cancel(let again): (0x03, [again ? 1 : 0])
-      case .info(let text): (0x11, Self.text(text))
-      case .error(let text): (0x12, Self.text(text))
-      case .request(let text): (0x13, Self.text(text))
-      case .secret(let text): (0x14, Self.text(text))
-      case .result(let result): (0x1f, result.encode())
+      case .hello(let hello): (.hello, hello.encode())
+      case .appHello: (.appHello, HelperWire.versionBytes)
+      case .call(let call): (.call, call.encode())
+      case .item(let item): (.item, [0] + item.fields.encode())
+      case .reply(let reply): (.reply, reply.encode())
+      case .answer(let bytes): (.answer, bytes)
+      case .cancel(let again): (.cancel, [again ? 1 : 0])
+      case .info(let text): (.info, Self.text(text))
+      case .error(let text): (.error, Self.text(text))
+      case .request(let text): (.request, Self.text(text))
+      case .secret(let text): (.secret, Self.text(text))
+      case .result(let result): (.result, result.encode())
       }
-    var frame = [tag]
+    var frame = [tag.rawValue]
     WireIntegers.append(UInt16(truncatingIfNeeded: payload.count), to: &frame)
     return frame + payload
   }
@@ -72,29 +97,29 @@ public enum HelperMessage: Equatable, Sendable {
 
   /// Parses one message from its tag and payload; anything unknown or malformed is refused.
   package static func decode(tag: UInt8, payload: [UInt8]) throws(HelperProtocolError) -> HelperMessage {
-    guard payload.count <= maximum(tag: tag) else { throw .malformed("a message over \(maximum(tag: tag)) bytes") }
-    switch tag {
-    case 0x01: return .hello(try HelperHello.decode(payload))
-    case appHelloTag:
+    guard let known = Tag(rawValue: tag) else { throw .malformed("an unknown message tag \(tag)") }
+    guard payload.count <= known.maximumPayload else { throw .malformed("a message over \(known.maximumPayload) bytes") }
+    switch known {
+    case .hello: return .hello(try HelperHello.decode(payload))
+    case .appHello:
       guard try HelperWire.afterVersion(payload).isEmpty else { throw .malformed("an app hello with more than its version") }
       return .appHello
-    case 0x05: return .call(try AppCall.decode(payload))
-    case 0x15:
+    case .call: return .call(try AppCall.decode(payload))
+    case .item:
       guard payload.first == 0 else { throw .malformed("an item of an unknown kind") }
       return .item(AppItem(fields: try AppFields.decode(payload[1...], allowed: AppItem.allowed)))
-    case 0x1e: return .reply(try AppReply.decode(payload))
-    case 0x02:
+    case .reply: return .reply(try AppReply.decode(payload))
+    case .answer:
       guard payload.count <= SecretBytes.maximumLength else { throw .malformed("an answer over the passcode limit") }
       return .answer(payload)
-    case 0x03:
+    case .cancel:
       guard payload.count == 1, payload[0] <= 1 else { throw .malformed("a cancel without its flag") }
       return .cancel(again: payload[0] == 1)
-    case 0x11: return .info(try text(payload))
-    case 0x12: return .error(try text(payload))
-    case 0x13: return .request(try text(payload))
-    case 0x14: return .secret(try text(payload))
-    case 0x1f: return .result(try HelperResult.decode(payload))
-    default: throw .malformed("an unknown message tag \(tag)")
+    case .info: return .info(try text(payload))
+    case .error: return .error(try text(payload))
+    case .request: return .request(try text(payload))
+    case .secret: return .secret(try text(payload))
+    case .result: return .result(try HelperResult.decode(payload))
     }
   }
 

@@ -102,9 +102,10 @@ extension Keychain {
           throw .notAvailable("the item changed while it was being updated")
         }
         if changes.accessibility != nil || changes.flags != nil {
-          try protect(
-            &item, accessibility: changes.accessibility ?? item.accessibility, flags: changes.flags ?? item.flags,
-            record: record, applicationPassword: applicationPassword, hasher: hasher)
+          let protection = try Protection(
+            accessibility: changes.accessibility ?? item.accessibility, flags: changes.flags ?? item.flags,
+            record: record, applicationPassword: applicationPassword, hasPassword: item.passwordSetting != nil)
+          try protection.apply(to: &item, applicationPassword: applicationPassword, hasher: hasher)
         }
         item.modified = Int64(clock.now().seconds)
         var shared = item.keySource == .passcode ? try passcodeShare(for: &item, in: folder) : []
@@ -124,43 +125,5 @@ extension Keychain {
       cache.store(snapshot, for: user)
       return updated.count
     }
-  }
-
-  /// Gives `item` a new accessibility and access control, with what they need (as an add does).
-  private func protect(
-    _ item: inout KeychainItem, accessibility: KeychainAccessibility, flags: KeychainAccessFlags?, record: UserRecord?,
-    applicationPassword: SecretBytes?, hasher: PasscodeHasher
-  ) throws(KeychainError) {
-    if let flags {
-      if let problem = flags.validationProblem() { throw .parameter(problem) }
-      if flags.contains(.privateKeyUsage) { throw .parameter("privateKeyUsage does not apply to passwords") }
-    }
-    if accessibility == .whenPasscodeSetThisDeviceOnly && record?.passcodeHash == nil {
-      throw .notAvailable("no passcode is set, and the class WhenPasscodeSetThisDeviceOnly needs one")
-    }
-    let constraints = flags ?? []
-    if constraints.contains(.biometryCurrentSet) {
-      guard let state = record?.domainState else { throw .notAvailable("nothing is enrolled, and biometryCurrentSet needs the enrolled set") }
-      item.domainState = state
-    } else {
-      item.domainState = nil
-    }
-    if constraints.contains(.applicationPassword) {
-      if item.passwordSetting == nil {
-        guard let password = applicationPassword, !password.isEmpty else {
-          throw .parameter("an applicationPassword item needs the password")
-        }
-        do throws(PasscodeError) {
-          let hash = try hasher.hash(password)
-          item.passwordSetting = String(hash[..<(hash.utf8.lastIndex(of: UInt8(ascii: "$")) ?? hash.endIndex)])
-        } catch { throw .notAvailable("the application password cannot be hashed (\(error))") }
-      }
-    } else {
-      item.passwordSetting = nil
-    }
-    item.accessibility = accessibility
-    item.flags = flags
-    item.keySource = constraints.isPasscodeKeyed ? .passcode : .device
-    if item.keySource == .device { item.ephemeralPublicKey = [] }
   }
 }

@@ -131,25 +131,12 @@ public final class Keychain {
     _ new: NewItem, for user: UserName, record: UserRecord?, applicationPassword: SecretBytes? = nil,
     hasher: PasscodeHasher
   ) throws(KeychainError) -> KeychainItem {
-    if let flags = new.flags {
-      if let problem = flags.validationProblem() { throw .parameter(problem) }
-      if flags.contains(.privateKeyUsage) { throw .parameter("privateKeyUsage does not apply to generic passwords") }
-    }
+    let protection = try Protection(
+      accessibility: new.accessibility, flags: new.flags, record: record, applicationPassword: applicationPassword,
+      hasPassword: false)
     guard new.data.count <= KeychainItem.maximumDataSize else { throw .parameter("the data is larger than 16 KiB") }
     if new.attributes.encode().count > KeychainAttributes.maximumSize {
       throw .parameter("the attributes take more than \(KeychainAttributes.maximumSize) bytes")
-    }
-    if new.accessibility == .whenPasscodeSetThisDeviceOnly && record?.passcodeHash == nil {
-      throw .notAvailable("no passcode is set, and the class WhenPasscodeSetThisDeviceOnly needs one")
-    }
-    let flags = new.flags ?? []
-    var domainState: String? = nil
-    if flags.contains(.biometryCurrentSet) {
-      guard let state = record?.domainState else { throw .notAvailable("nothing is enrolled, and biometryCurrentSet needs the enrolled set") }
-      domainState = state
-    }
-    if flags.contains(.applicationPassword) && (applicationPassword?.isEmpty ?? true) {
-      throw .parameter("an applicationPassword item needs the password")
     }
     let folder = folder(user)
     return try folder.locked { () throws(KeychainError) -> KeychainItem in
@@ -169,16 +156,10 @@ public final class Keychain {
       var item = KeychainItem(
         id: id, service: new.service, account: new.account, label: new.label, accessGroup: new.accessGroup,
         itemClass: new.itemClass, attributes: new.attributes, accessibility: new.accessibility,
-        flags: new.flags, domainState: domainState, keySource: flags.isPasscodeKeyed ? .passcode : .device,
-        created: now, modified: now)
+        flags: new.flags, domainState: nil, keySource: .device, created: now, modified: now)
+      try protection.apply(to: &item, applicationPassword: applicationPassword, hasher: hasher)
       var shared = item.keySource == .passcode ? try passcodeShare(for: &item, in: folder) : []
       defer { wipe(&shared) }
-      if flags.contains(.applicationPassword), let password = applicationPassword {
-        do throws(PasscodeError) {
-          let hash = try hasher.hash(password)
-          item.passwordSetting = String(hash[..<(hash.utf8.lastIndex(of: UInt8(ascii: "$")) ?? hash.endIndex)])
-        } catch { throw .notAvailable("the application password cannot be hashed (\(error))") }
-      }
       try seal(&item, data: new.data, user: user, shared: shared, applicationPassword: applicationPassword, hasher: hasher, create: true)
       let encoded = item.encoded()
       if snapshot.index.bytes + encoded.count > limits.maxBytes {
@@ -237,13 +218,13 @@ public final class Keychain {
     return !(flags.contains(.or) && flags.constraints != .biometryCurrentSet)
   }
 
-  /// Decrypts an item's data, after checking that `authorization` satisfies its accessibility and access control;
-  /// `unlockedThisBoot` says whether the passcode was accepted since the last boot (AfterFirstUnlock).
+  /// Decrypts an item's data, after checking that the device's lock allows its accessibility (DeviceLock) and that
+  /// `authorization` satisfies its access control.
   package func open(
-    _ item: KeychainItem, for user: UserName, authorization: KeychainAuthorization, unlockedThisBoot: Bool,
+    _ item: KeychainItem, for user: UserName, authorization: KeychainAuthorization, lock: DeviceLock,
     hasher: PasscodeHasher
   ) throws(KeychainError) -> [UInt8] {
-    if item.accessibility.needsFirstUnlock && !unlockedThisBoot { throw .interactionNotAllowed }
+    guard lock.allowsReading(item.accessibility) else { throw .interactionNotAllowed }
     if let flags = item.flags {
       let (constraints, anyOne) = flags.requirement
       let results = constraints.map { $0.isSatisfied(by: authorization, storedDomainState: item.domainState) }

@@ -60,11 +60,11 @@ public struct KeychainAccessFlags: OptionSet, Hashable, Sendable {
 public enum KeychainAccessibility: String, CaseIterable, Sendable {
   /// kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly: needs a passcode to be added; deleted when it is removed.
   case whenPasscodeSetThisDeviceOnly = "akpu"
-  /// kSecAttrAccessibleWhenUnlocked (Apple's default).
+  /// kSecAttrAccessibleWhenUnlocked (Apple's default): readable only while unlocked (DeviceLock).
   case whenUnlocked = "ak"
   /// kSecAttrAccessibleWhenUnlockedThisDeviceOnly.
   case whenUnlockedThisDeviceOnly = "aku"
-  /// kSecAttrAccessibleAfterFirstUnlock: readable once the passcode was entered in this boot.
+  /// kSecAttrAccessibleAfterFirstUnlock: readable from the first unlock in this boot until the next restart.
   case afterFirstUnlock = "ck"
   /// kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly.
   case afterFirstUnlockThisDeviceOnly = "cku"
@@ -80,8 +80,8 @@ public enum KeychainAccessibility: String, CaseIterable, Sendable {
     }
   }
 
-  /// True for the classes readable only after a passcode success in the current boot.
-  var needsFirstUnlock: Bool { self == .afterFirstUnlock || self == .afterFirstUnlockThisDeviceOnly }
+  /// True for the AfterFirstUnlock classes: readable from the first unlock in this boot, even while locked again.
+  var readableWhileLocked: Bool { self == .afterFirstUnlock || self == .afterFirstUnlockThisDeviceOnly }
 }
 
 /// What an evaluation established, checked against an item's constraints before its data is decrypted.

@@ -108,10 +108,10 @@ public struct KeychainReader {
     if !needed.isEmpty && !request.interactionAllowed { throw .keychain(.interactionNotAllowed) }
     for step in needed { try run(step, request: request, into: &authorization) }
     let fresh = try dependencies.store.load(user)
-    let unlocked = fresh?.lastPasscodeBootID == dependencies.clock.bootID()
+    let lock = DeviceLock.of(fresh, bootID: dependencies.clock.bootID())
     let held = authorization
     let open = { () throws(KeychainError) -> [UInt8] in
-      try keychain.open(item, for: user, authorization: held, unlockedThisBoot: unlocked, hasher: settings.hasher)
+      try keychain.open(item, for: user, authorization: held, lock: lock, hasher: settings.hasher)
     }
     // An application password given is a guess, counted and delayed as passcode guesses are (rule 5).
     if item.flags?.contains(.applicationPassword) == true && authorization.applicationPassword != nil {

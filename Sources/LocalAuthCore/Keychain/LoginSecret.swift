@@ -69,7 +69,7 @@ package struct LoginSecret {
   /// A biometryCurrentSet secret from before an enrolment change is deleted (it is captured again at the next
   /// password login).
   package func release(
-    for user: UserName, authorization: KeychainAuthorization, currentDomainState: String?, unlockedThisBoot: Bool
+    for user: UserName, authorization: KeychainAuthorization, currentDomainState: String?, lock: DeviceLock
   ) throws(KeychainError) -> SecretBytes? {
     guard let item = try keychain.matching(LoginSecret.query, for: user).first else { return nil }
     if keychain.isInvalidated(item, currentDomainState: currentDomainState) {
@@ -77,7 +77,7 @@ package struct LoginSecret {
       throw .itemNotFound
     }
     return SecretBytes(
-      try keychain.open(item, for: user, authorization: authorization, unlockedThisBoot: unlockedThisBoot, hasher: hasher))
+      try keychain.open(item, for: user, authorization: authorization, lock: lock, hasher: hasher))
   }
 
   /// What a password change did to the login secret.
@@ -99,7 +99,7 @@ package struct LoginSecret {
     deleteLegacy(for: user)
     guard let item = try keychain.matching(LoginSecret.query, for: user).first else { return .none }
     let authority = KeychainAuthorization(biometry: true, domainState: currentDomainState, passcode: SecretBytes([]))
-    let stored = try? keychain.open(item, for: user, authorization: authority, unlockedThisBoot: true, hasher: hasher)
+    let stored = try? keychain.open(item, for: user, authorization: authority, lock: .unlocked, hasher: hasher)
     guard let stored, constantTimeEquals(stored, old.bytes), !new.isEmpty else {
       try keychain.delete(LoginSecret.query, for: user)
       return .dropped

@@ -226,7 +226,7 @@ public struct RightStore {
     let current = try dependencies.store.load(user)?.domainState
     guard let recordItem, let keyItem,
       let bytes = try? keychain.open(
-        recordItem, for: user, authorization: KeychainAuthorization(), unlockedThisBoot: true, hasher: settings.hasher),
+        recordItem, for: user, authorization: KeychainAuthorization(), lock: .unlocked, hasher: settings.hasher),
       let right = PersistedRight.decodeRecord(bytes, identifier: identifier, domainState: keyItem.domainState),
       right.hasSecret == (secretItem != nil)
     else {
