@@ -42,7 +42,7 @@ HELPER_LINK    := -flto=full -Os $(OUTLINER) -fuse-ld=lld -pie -Wl,--gc-sections
 C_HEADERS      := $(wildcard Sources/CSyscalls/* Sources/CPeerCredentials/* Sources/CCrypt/* Sources/CDBus/* Sources/CLibCrypto/* Sources/CTPM/* Sources/CPAM/*)
 
 .PHONY: all deps build-prereqs module helper tools app-client check-load test test-extra reliability-heavy figures check-pam check-cycles check-readme-figures \
-        fuzz-build fuzz fuzz-short asan valgrind pam-cycles-run demo bench touch-latency install uninstall check-install deb check-deb check-fresh-clone clean
+        fuzz-build fuzz fuzz-short asan valgrind pam-cycles-run demo bench touch-latency install uninstall check-install check-box deb check-deb check-fresh-clone clean
 
 all: module helper tools  # the module, the helper, localauthctl and PAMHarness
 
@@ -136,7 +136,7 @@ test: deps module helper tools app-client check-load
 	@scripts/figures.sh collect --sort "make test" $(BUILD)/reliability.md $(BUILD)/swift-test.log $(BUILD)/test-extra.log
 
 # Checks that are not Swift tests; check-deb last and alone (it writes the /etc/pam.d that check-install reads).
-test-extra: fuzz-short check-install check-readme-figures
+test-extra: fuzz-short check-install check-readme-figures check-box
 	$(MAKE) --no-print-directory check-deb
 
 # The README's headline figures are docs/PERFORMANCE.md's (make bench writes that file; quote it again after a run).
@@ -213,6 +213,10 @@ uninstall:
 # make install DESTDIR= and pam-auth-update on a staged root, driven by pamtester (Tests/scripts/e2e-install.sh).
 check-install: module helper tools
 	$(STAGED) PAMDIR=$(PAMDIR) bash Tests/scripts/e2e-install.sh
+# As root: sudo, the user manager and polkit end to end in a box running systemd, logind and polkitd, with the built
+# files installed and PAM wired there; nothing on the host changes (Tests/scripts/box/check-box.sh). Logs: build/box.
+check-box: module helper tools
+	$(STAGED) PAMDIR=$(PAMDIR) BOX_LOGS="$(CURDIR)/$(BUILD)/box" Tests/scripts/box/check-box.sh
 # libpam-localauth_<version>_amd64.deb with dpkg-buildpackage -b from a copy of the tree (scripts/build-deb.sh).
 deb:
 	scripts/build-deb.sh

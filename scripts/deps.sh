@@ -21,7 +21,7 @@ TEST="pamtester libpam-wrapper openssh-server openssh-client python3 login sudo 
       fprintd libfprint-2-2 python3-dbusmock libpam-fprintd dbus libglib2.0-bin
       swtpm libtss2-esys-3.0.2-0 libtss2-mu0 libtss2-tctildr0 libtss2-tcti-swtpm0 libtss2-tcti-device0
       gnome-keyring libpam-gnome-keyring libsecret-tools debhelper lintian openssl i3lock polkitd
-      pkexec xvfb xdotool xterm"
+      pkexec xvfb xdotool xterm systemd libpam-systemd"
 [ $# -gt 0 ] || set -- $BUILD $TEST
 
 missing=""
