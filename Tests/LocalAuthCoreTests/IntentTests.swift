@@ -204,6 +204,11 @@ struct IntentTests {
     #expect(Self.phrase(["su", "-", "alice"], service: "su") == "open a shell as alice (su)")
     #expect(Self.phrase(["su"], service: "su-l") == "open a shell as root (su-l)")
     #expect(Self.phrase(["vlock"], service: "vlock") == nil)
+    #expect(
+      Self.phrase(["/usr/lib/polkit-1/polkit-agent-helper-1", "alice"], service: "polkit-1")
+        == "approve the request your polkit agent shows (polkit-1)")
+    #expect(ApprovedCommand.polkitPhrase(agent: "pkttyagent", service: "polkit-1") == "approve the request pkttyagent shows (polkit-1)")
+    #expect(ApprovedCommand.polkitPhrase(agent: "evil\nPlace", service: "polkit-1").utf8.allSatisfy { $0 != 0x0a })
   }
 
   @Test("a hostile command line cannot forge the prompt: escapes, newlines and backticks are escaped, the length is capped")

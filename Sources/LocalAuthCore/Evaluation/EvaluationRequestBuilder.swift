@@ -71,10 +71,18 @@ package struct EvaluationRequestBuilder {
     return found
   }
 
-  /// What the finger approves when `pid` runs the real su or sudo (`ApprovedCommand`), from its command line.
+  /// What the finger approves when `pid` runs the real su or sudo (`ApprovedCommand`), from its command line; for
+  /// polkit's helper, the request its parent, the polkit agent, shows.
   package func approval(of pid: Int32, service: String) -> String? {
     guard let cmdline = processes.read("/proc/\(pid)/cmdline", 1 << 17) else { return nil }
-    return ApprovedCommand.phrase(cmdline: cmdline, service: service)
+    let phrase = ApprovedCommand.phrase(cmdline: cmdline, service: service)
+    // The agent's name from its executable (comm is cut to 15 bytes: "polkit-gnome-au").
+    let snapshot = ProcessSnapshot(processes)
+    guard phrase == ApprovedCommand.polkitPhrase(agent: nil, service: service), let parent = snapshot.stat(pid)?.parent,
+      parent > 1
+    else { return phrase }
+    let agent = snapshot.programName(parent)
+    return ApprovedCommand.polkitPhrase(agent: agent == "?" ? nil : agent, service: service)
   }
 
   /// The request of `requester`, remote as `session` says; hidden (no finger, no reuse) when the person at the

@@ -17,6 +17,8 @@
 #  5. polkit: pkexec with pkttyagent in a seat0 session: the finger, a touch runs the command as root; three wrong
 #     fingers, the passcode; pkexec from a session with no seat: the passcode; polkit-agent-helper-1 started by
 #     hand with no agent: no finger prompt, no touch accepted.
+#  6. Data protection: an app's WhenUnlocked item reads while the user's seat0 session is unlocked, not while logind's
+#     LockedHint is set; an AfterFirstUnlock item reads in both.
 #
 # Needs root. Environment: LOCALAUTH_MODULE (the Makefile's STAGED folder), PAMDIR; BOX_LOGS=DIR keeps each
 # flow's transcript and the box's journal there.
@@ -34,6 +36,7 @@ FAILS=0
 die() { echo "check-box: $*" >&2; exit 1; }
 [ "$(id -u)" -eq 0 ] || die "run as root"
 [ -f "${LOCALAUTH_MODULE:-}" ] || die "LOCALAUTH_MODULE must name the staged module (make check-box)"
+[ -x "${LOCALAUTH_APP:-}" ] || die "LOCALAUTH_APP must name the staged la-app (make check-box)"
 for tool in systemd-run nsenter unshare python3 sudo pkexec pkttyagent Xvfb xterm xdotool; do
   command -v "$tool" >/dev/null || [ -x "/usr/sbin/$tool" ] || die "$tool is missing (make deps)"
 done
@@ -243,7 +246,8 @@ before=$FAILS
 flow pkexec-seat "5. pkexec with pkttyagent in a seat0 session: the finger" lbox-alice seat0 pkexec \
   "expect:Place your finger" "$(touch_step lbox-alice)" "expect:AUTHENTICATION COMPLETE" "expect:PKEXEC-OUT" "eof"
 check "the session is on seat0 and active" has 'SESSION id=[0-9]+ seat=seat0 active=yes'
-check "pkttyagent shows the finger prompt" has 'Place your finger'
+check "pkttyagent shows the finger prompt, pointing at the request the agent shows" \
+  has 'Place your finger on the sensor to approve the request pkttyagent shows \(polkit-1\)'
 check "a touch runs the command as root, with no passcode asked" has_but_not 'PKEXEC-OUT 0 PKEXEC-EXIT=0' 'Enter Passcode'
 end_flow "$before"
 
@@ -272,6 +276,21 @@ inbox cat /run/lbox-touch >>"$OUT" 2>&1
 check "the helper ran PAM and failed (no agent, no cookie)" has_all '^HELPER-EXIT=[1-9]' '^HELPER-END'
 check "no finger prompt" helper_lacks 'Place your finger'
 check "no touch was taken (no prompt waited for one)" has '^TOUCH-EXIT=[1-9]'
+end_flow "$before"
+
+# ---- 6. Data protection follows the desktop's lock -----------------------------------------------------------------
+# lbox-alice's passcode was accepted in this boot (case 1): her WhenUnlocked item reads while her seat0 session is
+# unlocked, not while its LockedHint is set (as GNOME Shell, KDE's locker or xss-lock set it); AfterFirstUnlock does.
+before=$FAILS
+flow keychain-lock "6. Data protection: a WhenUnlocked item while the session is unlocked, locked (LockedHint), unlocked again" \
+  lbox-alice seat0 keychain "expect:AGAIN-WU" "eof"
+check "the session is on seat0 and active" has 'SESSION id=[0-9]+ seat=seat0 active=yes'
+check "both items are added" has '^ADD status 0 status 0'
+check "unlocked: the WhenUnlocked item is read" has '^UNLOCKED-WU status 0 data secret-wu'
+check "logind records the lock" has '^HINT LockedHint=yes'
+check "locked: the WhenUnlocked item is errSecInteractionNotAllowed (-25308)" has '^LOCKED-WU status -25308'
+check "locked: the AfterFirstUnlock item is still read" has '^LOCKED-AFU status 0 data secret-afu'
+check "unlocked again: the WhenUnlocked item is read" has '^AGAIN-WU status 0 data secret-wu'
 end_flow "$before"
 
 # ---- Teardown ------------------------------------------------------------------------------------------------------

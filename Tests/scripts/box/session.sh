@@ -12,6 +12,9 @@
 #                  own text agent fails with "No session for cookie"); prints PKEXEC-OUT ... PKEXEC-EXIT=status
 #   agent-helper   polkit-agent-helper-1 started by hand, with no agent and no terminal (`echo x | setsid ...`);
 #                  prints its output between HELPER-BEGIN and HELPER-END
+#   keychain       la-app adds a WhenUnlocked and an AfterFirstUnlock item and reads them while the session is
+#                  unlocked, with its LockedHint set (as a screen locker sets it through logind) and cleared again;
+#                  prints UNLOCKED-WU, LOCKED-WU, LOCKED-AFU and AGAIN-WU, each followed by la-app's answer
 LIB=/opt/localauth-box
 
 facts() {
@@ -70,5 +73,18 @@ case ${1:-} in
     cat "$HOME/helper.out"
     echo HELPER-END
     ;;
-  *) sed -n '2,17p' "$0" >&2; exit 2 ;;
+  keychain)
+    facts
+    app=$LIB/la-app
+    hint() { busctl call org.freedesktop.login1 /org/freedesktop/login1/session/auto org.freedesktop.login1.Session SetLockedHint b "$1"; }
+    "$app" delete lbox wu >/dev/null 2>&1; "$app" delete lbox afu >/dev/null 2>&1
+    echo "ADD $("$app" add lbox wu secret-wu none | tr '\n' ' ')$("$app" add lbox afu secret-afu afterFirstUnlock | tr '\n' ' ')"
+    echo "UNLOCKED-WU $("$app" read lbox wu | tr '\n' ' ')"
+    hint true && echo "HINT $(loginctl show-session "$XDG_SESSION_ID" -p LockedHint)"
+    echo "LOCKED-WU $("$app" read lbox wu | tr '\n' ' ')"
+    echo "LOCKED-AFU $("$app" read lbox afu | tr '\n' ' ')"
+    hint false && echo "HINT $(loginctl show-session "$XDG_SESSION_ID" -p LockedHint)"
+    echo "AGAIN-WU $("$app" read lbox wu | tr '\n' ' ')"
+    ;;
+  *) sed -n '2,20p' "$0" >&2; exit 2 ;;
 esac

@@ -64,3 +64,5 @@ chmod 0440 "$R/etc/sudoers.d/localauth-box"
 
 install -d -m 0755 "$R$LIB"
 install -m 0755 "$HERE/session.sh" "$REPO/Tests/scripts/e2e-ptydrive.py" "$R$LIB/"
+# la-app: an app as a Swift developer writes one (Tests/Fixtures/AppClient), for data protection's flow.
+install -m 0755 "${LOCALAUTH_APP:?LOCALAUTH_APP names the staged la-app}" "$R$LIB/la-app"

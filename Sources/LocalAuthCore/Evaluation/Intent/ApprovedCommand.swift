@@ -22,12 +22,21 @@ package enum ApprovedCommand {
     switch program {
     case "sudo", "sudoedit": parsed = sudo(Array(arguments.dropFirst()), editing: program == "sudoedit")
     case "su": parsed = su(Array(arguments.dropFirst()))
+    case RequestVisibility.polkitHelper: return polkitPhrase(agent: nil, service: service)
     default: return nil
     }
     let target = RequestOrigin.token(parsed.target)
     if !parsed.command.isEmpty { return "run `\(escape(parsed.command))` as \(target) (\(service))" }
     if parsed.shell { return "open a shell as \(target) (\(service))" }
     return "run `\(escape(arguments))` (\(service))"
+  }
+
+  /// The phrase for polkit's helper: polkit's agent draws the request (the action and its message, which only
+  /// polkitd and the agent know), so the prompt points at it, naming the agent when its name is known:
+  /// "approve the request pkttyagent shows (polkit-1)".
+  package static func polkitPhrase(agent: String?, service: String) -> String {
+    let shower = agent.map { RequestOrigin.token($0) } ?? "your polkit agent"
+    return "approve the request " + shower + " shows (" + RequestOrigin.token(service) + ")"
   }
 
   /// sudo's command after its options, its target user (-u, else root), and whether it opens a shell (-s, -i).

@@ -168,9 +168,13 @@ case "invalidate":
   report(await running.value)
   report(await evaluate(context, "biometrics", "after invalidate"))
 case "add":
-  // add SERVICE ACCOUNT DATA [none|userPresence|biometryAny|biometryCurrentSet] [GROUP]
+  // add SERVICE ACCOUNT DATA [none|afterFirstUnlock|userPresence|biometryAny|biometryCurrentSet] [GROUP]
+  // (none: no access control, Apple's default class WhenUnlocked; afterFirstUnlock: no access control, that class)
   var attributes = query(rest[0], rest[1], group: rest.count > 4 ? rest[4] : nil)
   attributes[kSecValueData as String] = Data(rest[2].utf8)
+  if rest.count > 3 && rest[3] == "afterFirstUnlock" {
+    attributes[kSecAttrAccessible as String] = kSecAttrAccessibleAfterFirstUnlock
+  }
   let flags: SecAccessControlCreateFlags? =
     switch rest.count > 3 ? rest[3] : "none" {
     case "userPresence": .userPresence
