@@ -17,7 +17,8 @@
 #  5. polkit: pkexec with pkttyagent in a seat0 session: the finger, a touch runs the command as root; three wrong
 #     fingers, the passcode; pkexec from a session with no seat: the passcode; polkit-agent-helper-1 started by
 #     hand with no agent: no finger prompt, no touch accepted.
-#  6. Data protection: an app's WhenUnlocked item reads while the user's seat0 session is unlocked, not while logind's
+#  6. An SSH login on the box's loopback (a remote logind session): sudo and pkexec get the passcode.
+#  7. Data protection: an app's WhenUnlocked item reads while the user's seat0 session is unlocked, not while logind's
 #     LockedHint is set; an AfterFirstUnlock item reads in both.
 #
 # Needs root. Environment: LOCALAUTH_MODULE (the Makefile's STAGED folder), PAMDIR; BOX_LOGS=DIR keeps each
@@ -278,11 +279,42 @@ check "no finger prompt" helper_lacks 'Place your finger'
 check "no touch was taken (no prompt waited for one)" has '^TOUCH-EXIT=[1-9]'
 end_flow "$before"
 
-# ---- 6. Data protection follows the desktop's lock -----------------------------------------------------------------
+# ---- 6. An SSH login (remote): sudo and pkexec get the passcode ---------------------------------------------------
+# sshd on the box's loopback, started as a unit; ssh -tt on the pseudo-terminal the driver holds, as root's client.
+inbox sh -c 'mkdir -p /run/sshd && chmod 0755 /run/sshd'
+inbox systemd-run --quiet --unit=lbox-sshd -- /usr/sbin/sshd -D -f /etc/lbox-ssh/sshd_config -E /run/lbox-sshd.log
+wait_for 10 sh -c 'ss -ltn | grep -q "127.0.0.1:2222"'
+SSH=(ssh -tt -i /etc/lbox-ssh/userkey -p 2222 -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o BatchMode=yes
+  -o LogLevel=ERROR lbox-alice@127.0.0.1)
+ssh_flow() { # ssh_flow NAME TITLE SESSION-STEP DRIVER-STEP...: session.sh SESSION-STEP over SSH as lbox-alice
+  local name=$1 title=$2 step=$3; shift 3
+  CASE=$name OUT=$LOGS/$name.txt
+  echo "$title"
+  pace
+  mark_journal
+  inbox python3 "$LIB/e2e-ptydrive.py" --timeout 10 "$@" -- "${SSH[@]}" "$LIB/session.sh" "$step" >"$OUT" 2>&1
+  LAST_END=$(date +%s%N)
+  sed -i 's/\r//g' "$OUT"
+}
+before=$FAILS
+ssh_flow ssh-sudo "6. sudo in an SSH login: the passcode" sudo "${ALICE_PASSCODE[@]}"
+check "the SSH login is a remote logind session" has 'SESSION id=[0-9]+ seat= active=yes remote=yes'
+check "no finger is offered" lacks 'Place your finger'
+check "the passcode is asked and runs the command as root" has_all 'Enter Passcode: ' '^SUDO-EXIT=0'
+end_flow "$before"
+before=$FAILS
+ssh_flow ssh-pkexec "6. pkexec with pkttyagent in an SSH login: the passcode" pkexec \
+  "expect:Enter Passcode: |Place your finger" "sleep:0.5" "send:2468" "expect:PKEXEC-OUT" "eof"
+check "no finger is offered" lacks 'Place your finger'
+check "the passcode is asked and runs the command as root" has_all 'Enter Passcode: ' 'PKEXEC-OUT 0 PKEXEC-EXIT=0'
+end_flow "$before"
+inbox systemctl stop lbox-sshd.service >/dev/null 2>&1
+
+# ---- 7. Data protection follows the desktop's lock -----------------------------------------------------------------
 # lbox-alice's passcode was accepted in this boot (case 1): her WhenUnlocked item reads while her seat0 session is
 # unlocked, not while its LockedHint is set (as GNOME Shell, KDE's locker or xss-lock set it); AfterFirstUnlock does.
 before=$FAILS
-flow keychain-lock "6. Data protection: a WhenUnlocked item while the session is unlocked, locked (LockedHint), unlocked again" \
+flow keychain-lock "7. Data protection: a WhenUnlocked item while the session is unlocked, locked (LockedHint), unlocked again" \
   lbox-alice seat0 keychain "expect:AGAIN-WU" "eof"
 check "the session is on seat0 and active" has 'SESSION id=[0-9]+ seat=seat0 active=yes'
 check "both items are added" has '^ADD status 0 status 0'

@@ -62,6 +62,25 @@ add_user lbox-carol 9753
 echo "lbox-bob ALL=(ALL:ALL) ALL" >"$R/etc/sudoers.d/localauth-box"
 chmod 0440 "$R/etc/sudoers.d/localauth-box"
 
+# sshd on the box's loopback (its own configuration and keys; Debian's /etc/pam.d/sshd, whose common-session runs
+# pam_systemd, so an SSH login is a remote logind session): lbox-alice logs in with a key only.
+S=$R/etc/lbox-ssh
+install -d -m 0755 "$S"
+ssh-keygen -q -t ed25519 -N '' -f "$S/hostkey"
+ssh-keygen -q -t ed25519 -N '' -f "$S/userkey"
+install -m 0644 "$S/userkey.pub" "$S/authorized_keys"
+cat >"$S/sshd_config" <<CONFIG
+ListenAddress 127.0.0.1
+Port 2222
+HostKey /etc/lbox-ssh/hostkey
+AuthorizedKeysFile /etc/lbox-ssh/authorized_keys
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM yes
+StrictModes no
+PidFile /run/lbox-sshd.pid
+CONFIG
+
 install -d -m 0755 "$R$LIB"
 install -m 0755 "$HERE/session.sh" "$REPO/Tests/scripts/e2e-ptydrive.py" "$R$LIB/"
 # la-app: an app as a Swift developer writes one (Tests/Fixtures/AppClient), for data protection's flow.
