@@ -12,7 +12,8 @@
 #  2. sudo in a session with no seat: the passcode, never the finger.
 #  3. sudo in a seat0 session that is no longer the active one (another seat0 session opened since): the passcode.
 #  4. The user manager: an xterm it started under Xvfb, running sudo while the user's display session (seat0) is
-#     active: the finger; `systemd-run --user --pty` sudo from a session with no seat, for a user with no other
+#     active: the finger, and the same for an xterm an SSH login of the user opens on that display through the user
+#     manager (seen on the screen); `systemd-run --user --pty` sudo from a session with no seat, for a user with no other
 #     session (as over SSH), and for a user whose display session is active: the passcode.
 #  5. polkit: pkexec with pkttyagent in a seat0 session: the finger, a touch runs the command as root; three wrong
 #     fingers, the passcode; pkexec from a session with no seat: the passcode; polkit-agent-helper-1 started by
@@ -130,6 +131,24 @@ check "the box runs dbus and systemd-logind, with seat0" has_all '^dbus=active' 
 check "the module, its library and the setuid helper are installed in the box" \
   inbox sh -c "test -f '$PAMDIR/pam_localauth.so' -a -f '$PAMDIR/pam_localauth/extra.so' -a -u /usr/sbin/localauth-helper -a -x /usr/sbin/localauthctl"
 
+# ---- sshd ---------------------------------------------------------------------------------------------------------
+# sshd on the box's loopback, started as a unit; ssh -tt on the pseudo-terminal the driver holds, as root's client.
+inbox sh -c 'mkdir -p /run/sshd && chmod 0755 /run/sshd'
+inbox systemd-run --quiet --unit=lbox-sshd -- /usr/sbin/sshd -D -f /etc/lbox-ssh/sshd_config -E /run/lbox-sshd.log
+wait_for 10 sh -c 'ss -ltn | grep -q "127.0.0.1:2222"'
+SSH=(ssh -tt -i /etc/lbox-ssh/userkey -p 2222 -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o BatchMode=yes
+  -o LogLevel=ERROR lbox-alice@127.0.0.1)
+ssh_flow() { # ssh_flow NAME TITLE SESSION-STEP DRIVER-STEP...: session.sh SESSION-STEP over SSH as lbox-alice
+  local name=$1 title=$2 step=$3; shift 3
+  CASE=$name OUT=$LOGS/$name.txt
+  echo "$title"
+  pace
+  mark_journal
+  inbox python3 "$LIB/e2e-ptydrive.py" --timeout 10 "$@" -- "${SSH[@]}" "$LIB/session.sh" "$step" >"$OUT" 2>&1
+  LAST_END=$(date +%s%N)
+  sed -i 's/\r//g' "$OUT"
+}
+
 # ---- 1. sudo in a seat0 session ------------------------------------------------------------------------------------
 before=$FAILS
 flow sudo-seat "1. sudo in a seat0 session (the active one): the finger" lbox-alice seat0 sudo \
@@ -228,8 +247,33 @@ check "the caller's session has no seat; sudo runs in the user manager" \
 check "no finger is offered" lacks 'Place your finger'
 check "the passcode is asked and runs the command as root" has_all 'Enter Passcode: ' '^SUDO-EXIT=0'
 end_flow "$before"
+# An SSH login of the same user, while she sits at the display, opens a terminal window there through the shared
+# user manager: the window is on her screen, its prompt names the command, so a touch approves what it shows.
+before=$FAILS
+CASE=ssh-xterm OUT=$LOGS/ssh-xterm.txt
+echo "4. An SSH login opens an xterm on the user's display through the user manager: the finger, in that window"
+pace
+mark_journal
+inbox "${SSH[@]}" systemd-run --user --quiet --unit=lbox-xterm2 -E DISPLAY=:7 -- \
+  xterm -l -lf /tmp/lbox-xterm2.log -e "$LIB/session.sh" sudo >"$OUT" 2>&1
+if wait_for 10 grep -Eq 'Place your finger|Enter Passcode: ' /tmp/lbox-xterm2.log; then
+  if inbox grep -q 'Place your finger' /tmp/lbox-xterm2.log; then
+    inbox localauthctl touch lbox-alice right-index --quality 1 --wait 8 >/dev/null 2>&1
+  else
+    inbox env DISPLAY=:7 sh -c 'xdotool mousemove 5 5 && sleep 0.3 && xdotool type 2468 && xdotool key Return' >/dev/null 2>&1
+  fi
+fi
+wait_for 10 grep -q 'SUDO-EXIT=' /tmp/lbox-xterm2.log
+LAST_END=$(date +%s%N)
+inbox cat /tmp/lbox-xterm2.log >>"$OUT" 2>&1
+sed -i 's/\r//g' "$OUT"
+check "sudo runs in the user manager, in no logind session" has 'SESSION none cgroup=/user.slice/user-[0-9]+.slice/user@[0-9]+.service/'
+check "the finger is offered in the window, naming the command" has 'Place your finger on the sensor to run `/usr/bin/id -u` as root \(sudo\)'
+check "a touch runs the command as root, with no passcode asked" has_but_not '^SUDO-EXIT=0' 'Enter Passcode'
+end_flow "$before"
+
 inbox setpriv --reuid=lbox-alice --regid=lbox-alice --init-groups env XDG_RUNTIME_DIR=/run/user/"$(inbox id -u lbox-alice)" \
-  systemctl --user stop lbox-xterm.service lbox-xvfb.service >/dev/null 2>&1
+  systemctl --user stop lbox-xterm.service lbox-xterm2.service lbox-xvfb.service >/dev/null 2>&1
 inbox systemctl stop lbox-display.service >/dev/null 2>&1
 
 # A user whose only session has no seat (as an SSH login's): the same through the user manager.
@@ -280,22 +324,6 @@ check "no touch was taken (no prompt waited for one)" has '^TOUCH-EXIT=[1-9]'
 end_flow "$before"
 
 # ---- 6. An SSH login (remote): sudo and pkexec get the passcode ---------------------------------------------------
-# sshd on the box's loopback, started as a unit; ssh -tt on the pseudo-terminal the driver holds, as root's client.
-inbox sh -c 'mkdir -p /run/sshd && chmod 0755 /run/sshd'
-inbox systemd-run --quiet --unit=lbox-sshd -- /usr/sbin/sshd -D -f /etc/lbox-ssh/sshd_config -E /run/lbox-sshd.log
-wait_for 10 sh -c 'ss -ltn | grep -q "127.0.0.1:2222"'
-SSH=(ssh -tt -i /etc/lbox-ssh/userkey -p 2222 -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o BatchMode=yes
-  -o LogLevel=ERROR lbox-alice@127.0.0.1)
-ssh_flow() { # ssh_flow NAME TITLE SESSION-STEP DRIVER-STEP...: session.sh SESSION-STEP over SSH as lbox-alice
-  local name=$1 title=$2 step=$3; shift 3
-  CASE=$name OUT=$LOGS/$name.txt
-  echo "$title"
-  pace
-  mark_journal
-  inbox python3 "$LIB/e2e-ptydrive.py" --timeout 10 "$@" -- "${SSH[@]}" "$LIB/session.sh" "$step" >"$OUT" 2>&1
-  LAST_END=$(date +%s%N)
-  sed -i 's/\r//g' "$OUT"
-}
 before=$FAILS
 ssh_flow ssh-sudo "6. sudo in an SSH login: the passcode" sudo "${ALICE_PASSCODE[@]}"
 check "the SSH login is a remote logind session" has 'SESSION id=[0-9]+ seat= active=yes remote=yes'
