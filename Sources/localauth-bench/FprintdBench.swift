@@ -166,11 +166,15 @@ struct FprintdBench {
         + "DBUS_SYSTEM_BUS_ADDRESS besides pam_wrapper's variables. Ours: `sensor=fprintd fprint_dir=<fprintd's state> timeout=10` "
         + "with a state folder under build/bench-work, after one passcode authentication (new prints and a new boot ask it once); "
         + "pam_fprintd: `max-tries=1 timeout=10`. The libsystemd check reads /proc/PID/maps of pamtester every 10 ms during a run.")
+    // The target's margin is 10 % (≤ 1.1×). When the middle half of the per-round ratios spans more than twice that
+    // (an interquartile range over 20 % of the median), which side of 1.1× the median falls on is decided by what
+    // else ran, not by the module: such a run is not a result. (The run quoted as 1.19× spread 1.02–1.56, 45 %.)
+    let judgement = RatioJudgement(ratio, spreadLimit: 20, again: "`localauth-bench --only 8` as root") { $0.median <= 1.1 }
     report.figures.append(
       Figure(
         id: "8", name: "Whole process, fprintd path vs pam_fprintd (virtual reader, one matching scan each)",
         ours: describe(a, scale: 1e3, unit: "ms"), reference: describe(b, scale: 1e3, unit: "ms"),
-        comparison: describeRatio(ratio), target: "≤ 1.1×", verdict: verdict(ratio.map { $0.median <= 1.1 }),
+        comparison: describeRatio(ratio), target: "≤ 1.1×", verdict: judgement.verdict,
         meaning: "With a real fingerprint reader, a sudo through pam_localauth (sensor=fprintd) takes \(ms(a)) ms from start to "
           + "finish against \(ms(b)) ms through pam_fprintd, for the same single matching scan: Apple's rules (the enrollment "
           + "check, the failure count and the record written after the match) "
@@ -193,7 +197,9 @@ struct FprintdBench {
               ("fprintd_path_control", libsystemd.fprintd.map { .bool($0) } ?? .null),
             ])
           ),
-        ])))
+          ("ratio_spread_limit_percent", .number(20)),
+        ]),
+        disturbance: judgement.disturbance))
   }
 
   func pamtester(_ service: String, stdin: String = "/dev/null") -> ProcessResult {
