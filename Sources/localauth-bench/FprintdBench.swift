@@ -119,6 +119,11 @@ struct FprintdBench {
     var samples = PairedSamples()
     var lastFailure = ""
     let warmUp = 2
+    // Our run that follows our run at a round's boundary (…, B A | A B, …) would start within the prompt registry's
+    // window after the last one ended and be refused the finger ("Another program asked for your finger a moment
+    // ago"): half the rounds failed, and every round kept ran ours second, after pam_fprintd. So ours starts only
+    // once that window has passed since our last run ended, waiting outside the timed run.
+    var oursEnded = -Double.infinity
     for round in 0..<(warmUp + counts.passcodePairs) {
       var seconds = [0.0, 0.0]
       var ok = true
@@ -130,7 +135,11 @@ struct FprintdBench {
           lastFailure = "the feeder did not get ready (\(feedLog))"
           continue
         }
+        if k == 0, case let wait = oursEnded + PromptRegistry.recentWindow + 0.2 - monotonicSeconds(), wait > 0 {
+          usleep(UInt32(wait * 1e6))
+        }
         let run = pamtester(services[k])
+        if k == 0 { oursEnded = monotonicSeconds() }
         let fed = run.exitCode == 0 ? finger.wait(timeout: 5) : nil
         finger.stop()
         let matched = (readText(feedLog) ?? "").contains("SIGNAL VerifyStatus verify-match true")
@@ -166,11 +175,15 @@ struct FprintdBench {
         + "DBUS_SYSTEM_BUS_ADDRESS besides pam_wrapper's variables. Ours: `sensor=fprintd fprint_dir=<fprintd's state> timeout=10` "
         + "with a state folder under build/bench-work, after one passcode authentication (new prints and a new boot ask it once); "
         + "pam_fprintd: `max-tries=1 timeout=10`. The libsystemd check reads /proc/PID/maps of pamtester every 10 ms during a run.")
+    // The target's margin is 10 % (≤ 1.1×). When the middle half of the per-round ratios spans more than twice that
+    // (an interquartile range over 20 % of the median), which side of 1.1× the median falls on is decided by what
+    // else ran, not by the module: such a run is not a result. (The run quoted as 1.19× spread 1.02–1.56, 45 %.)
+    let judgement = RatioJudgement(ratio, spreadLimit: 20, again: "`localauth-bench --only 8` as root") { $0.median <= 1.1 }
     report.figures.append(
       Figure(
         id: "8", name: "Whole process, fprintd path vs pam_fprintd (virtual reader, one matching scan each)",
         ours: describe(a, scale: 1e3, unit: "ms"), reference: describe(b, scale: 1e3, unit: "ms"),
-        comparison: describeRatio(ratio), target: "≤ 1.1×", verdict: verdict(ratio.map { $0.median <= 1.1 }),
+        comparison: describeRatio(ratio), target: "≤ 1.1×", verdict: judgement.verdict,
         meaning: "With a real fingerprint reader, a sudo through pam_localauth (sensor=fprintd) takes \(ms(a)) ms from start to "
           + "finish against \(ms(b)) ms through pam_fprintd, for the same single matching scan: Apple's rules (the enrollment "
           + "check, the failure count and the record written after the match) "
@@ -182,7 +195,8 @@ struct FprintdBench {
         json: .object([
           ("unit", .string("ms")), ("subject", a?.json(scale: 1e3) ?? .null), ("reference", b?.json(scale: 1e3) ?? .null),
           ("ratio", ratio?.json() ?? .null), ("difference_ms", extra?.json(scale: 1e3) ?? .null),
-          ("failed_rounds", .number(Double(samples.failures))), ("target_ratio", .number(1.1)),
+          ("failed_rounds", .number(Double(samples.failures))), ("last_failure", samples.failures > 0 ? .string(lastFailure) : .null),
+          ("target_ratio", .number(1.1)),
           ("reference_module", .string(pamFprintd + " max-tries=1 timeout=10")),
           ("world_startup_s", .number(startup)), ("enrolment_s", .number(enrolment)),
           (
@@ -193,7 +207,9 @@ struct FprintdBench {
               ("fprintd_path_control", libsystemd.fprintd.map { .bool($0) } ?? .null),
             ])
           ),
-        ])))
+          ("ratio_spread_limit_percent", .number(20)),
+        ]),
+        disturbance: judgement.disturbance))
   }
 
   func pamtester(_ service: String, stdin: String = "/dev/null") -> ProcessResult {

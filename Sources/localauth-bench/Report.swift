@@ -27,6 +27,11 @@ struct Figure {
   let meaning: String
   /// The same figure for build/bench.json.
   let json: JSON
+  /// Why the figure is not a result (RatioJudgement); nil when it is one.
+  var disturbance: String? = nil
+
+  /// What the documents say of the figure: its meaning, or, measured on a disturbed machine, only why it is none.
+  var explanation: String { disturbance.map { "Not a result: " + $0 } ?? meaning }
 }
 
 /// The whole run: when, where, the figures and the notes, rendered as a console table, JSON and Markdown.
@@ -69,7 +74,7 @@ struct Report {
     var out = line(Self.headers) + "\n" + widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ") + "\n"
     for row in rows() { out += line(row) + "\n" }
     out += "\nWhat each figure means for a user:\n"
-    for f in figures { out += "  \(f.id). \(f.meaning)\n" }
+    for f in figures { out += "  \(f.id). \(f.explanation)\n" }
     return out
   }
 
@@ -85,7 +90,7 @@ struct Report {
       ("figures", .array(figures.map { f in
         .object([
           ("id", .string(f.id)), ("name", .string(f.name)), ("target", .string(f.target)), ("met", .string(f.verdict)),
-          ("meaning", .string(f.meaning)), ("data", f.json),
+          ("meaning", .string(f.meaning)), ("disturbance", f.disturbance.map { .string($0) } ?? .null), ("data", f.json),
         ])
       })),
       ("notes", .array(notes.map { .string($0) })),
@@ -105,11 +110,18 @@ struct Report {
     out += "(A B, B A, … or A B C, B C A, … with the order rotated every round), and the comparison is the median of the "
     out += "per-round ratios, so that load from other processes on a shared machine cancels out as far as it can. "
     out += "The same table, with every raw summary, is in `build/bench.json`.\n\n"
+    let disturbed = figures.filter { $0.disturbance != nil }.map { $0.id }
+    if !disturbed.isEmpty {
+      out += "**Not results:** figure\(disturbed.count == 1 ? "" : "s") \(disturbed.joined(separator: ", ")) "
+      out += "(\"\(RatioJudgement.disturbed)\") spread too widely from round to round: the machine was disturbed while "
+      out += "\(disturbed.count == 1 ? "it was" : "they were") measured, and \(disturbed.count == 1 ? "its row shows" : "their rows show") "
+      out += "what was seen, not what pam_localauth costs. Quote \(disturbed.count == 1 ? "it" : "them") only after measuring again.\n\n"
+    }
     out += "| " + Self.headers.joined(separator: " | ") + " |\n"
     out += "|" + Self.headers.map { _ in "---" }.joined(separator: "|") + "|\n"
     for row in rows() { out += "| " + row.map { $0.replacingPipes() }.joined(separator: " | ") + " |\n" }
     out += "\n## What each figure means for a user\n\n"
-    for f in figures { out += "- **\(f.id)** \(f.meaning)\n" }
+    for f in figures { out += "- **\(f.id)** \(f.explanation)\n" }
     out += "\n## How it was measured\n\n"
     for note in notes { out += "- \(note)\n" }
     out += "\nRun it again with `make bench` (5 to 10 minutes on 2 cores, more on a busy machine) or `make bench BENCH_QUICK=1` (about 1 minute).\n"

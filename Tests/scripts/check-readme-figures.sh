@@ -1,6 +1,7 @@
 #!/bin/bash
 # check-readme-figures: every ratio the README quotes as "N.NN× … (figure K)" is figure K's pair-by-pair ratio in
-# docs/PERFORMANCE.md, which `make bench` writes; a figure measured again must be quoted again (issue 40, item 12).
+# docs/PERFORMANCE.md, which `make bench` writes; a figure measured again must be quoted again (issue 40, item 12),
+# and a figure the bench marked "disturbed: measure again" is not quoted at all (item 13).
 set -u
 root=${1:-.}
 readme="$root/README.md"
@@ -12,6 +13,11 @@ while IFS=' ' read -r ratio figure; do
   [ -n "$row" ] || { echo "FAILED: the README quotes figure $figure, which docs/PERFORMANCE.md does not have"; failed=1; continue; }
   measured=$(awk -F'|' '{ print $6 }' <<<"$row" | grep -oE '^ *[+]?[0-9.]+' | tr -d ' ')
   checked=$((checked + 1))
+  if awk -F'|' '{ print $8 }' <<<"$row" | grep -q 'disturbed'; then
+    echo "FAILED: the README quotes figure $figure, which docs/PERFORMANCE.md marks as measured on a disturbed machine (not a result)"
+    failed=1
+    continue
+  fi
   if [ "$measured" != "$ratio" ]; then
     echo "FAILED: the README says ${ratio}× for figure $figure; docs/PERFORMANCE.md measured ${measured}×"
     failed=1

@@ -29,7 +29,7 @@ struct PasscodeCheck {
     var record = if let fresh { fresh } else { try dependencies.store.load(user) ?? UserRecord() }
     // A deadline beyond the longest delay (the clock jumped) is shown capped; `check` writes the cap back.
     _ = FutureTimes.cap(&record, now: clock.now(), longestDelay: FutureTimes.longestDelay(settings.delaySchedule))
-    if let next = record.passcodeNextAllowed, !(clock.now().seconds >= next.seconds) {
+    if let next = record.passcodeNextAllowed, !GuessCounter.allows(next, now: clock.now()) {
       return try refuseDelayed(until: next)
     }
     let account = settings.passcodeSource == .account
@@ -73,9 +73,8 @@ struct PasscodeCheck {
   /// What the first, locked step of a check decided: stop here, or hash against `stored` with the attempt charged.
   enum Charge {
     case stop(PasscodeVerdict)
-    /// The attempt is counted as failure `failures`, with the delay that count brings (`until`); `previousUntil`
-    /// is the delay the record had before, for a refund.
-    case charged(stored: String, failures: Int, until: WallTime?, previousUntil: WallTime?)
+    /// The attempt is charged (`GuessCounter`): the count and delay it set, and the delay before, for a refund.
+    case charged(stored: String, GuessCounter.Charge)
   }
 
   /// Checks `secret`: delay and charge under the lock, hash without it, then record the result under the lock.
@@ -89,9 +88,9 @@ struct PasscodeCheck {
   func check(_ secret: SecretBytes) throws(LocalAuthError) -> PasscodeVerdict {
     let clock = dependencies.clock
     let hasher = settings.hasher
-    let schedule = settings.delaySchedule
+    let counter = GuessCounter(schedule: settings.delaySchedule)
     let failure = FailureEntry(at: clock.now(), kind: .passcode, origin: request.origin)
-    let longest = FutureTimes.longestDelay(schedule)
+    let longest = FutureTimes.longestDelay(counter.schedule)
     var future = FutureTimes()
     defer {
       if let sentence = future.sentence(user: request.user, longestDelay: longest) { dependencies.log.log(.warning, sentence) }
@@ -100,23 +99,19 @@ struct PasscodeCheck {
       let now = clock.now()
       // A deadline set while the clock ran ahead is capped (and written back) before it is enforced.
       future = FutureTimes.cap(&record, now: now, longestDelay: longest)
-      if let next = record.passcodeNextAllowed, !(now.seconds >= next.seconds) { return .stop(.delayed(until: next)) }
+      if let next = counter.runningDelay(&record.passcodeNextAllowed, now: now) { return .stop(.delayed(until: next)) }
       guard let stored = storedHash(in: record) else { return .stop(.notSet) }
-      let previousUntil = record.passcodeNextAllowed
       record.noteFailure(failure)
-      record.passcodeFailures += 1
-      let delay = schedule.delay(afterFailures: record.passcodeFailures)
-      record.passcodeNextAllowed = delay > 0 ? now.adding(delay) : nil
       return .charged(
-        stored: stored, failures: record.passcodeFailures, until: record.passcodeNextAllowed, previousUntil: previousUntil)
+        stored: stored, counter.charge(failures: &record.passcodeFailures, nextAllowed: &record.passcodeNextAllowed, now: now))
     }
-    let (stored, charged, chargedUntil, previousUntil): (String, Int, WallTime?, WallTime?)
+    let (stored, charged): (String, GuessCounter.Charge)
     switch charge {
     case .stop(let verdict):
       if verdict == .notSet { hasher.burnEquivalentWork(for: secret) }
       return verdict
-    case .charged(let hash, let failures, let until, let previous):
-      (stored, charged, chargedUntil, previousUntil) = (hash, failures, until, previous)
+    case .charged(let hash, let done):
+      (stored, charged) = (hash, done)
     }
     // A passcode that is too long or holds a NUL can never match; it is refused before hashing.
     let computed = try? hasher.rehash(secret, like: stored)
@@ -126,9 +121,8 @@ struct PasscodeCheck {
       guard current == stored else { return .wrong(failures: record.passcodeFailures, repeated: false, delayUntil: nil) }
       if let computed, constantTimeEquals(Array(computed.utf8), Array(stored.utf8)) {
         let now = clock.now()
-        record.passcodeFailures = 0
+        counter.clear(failures: &record.passcodeFailures, nextAllowed: &record.passcodeNextAllowed)
         record.lastWrongPasscodeHash = nil
-        record.passcodeNextAllowed = nil
         record.lastPasscodeSuccess = now
         record.lastPasscodeBootID = clock.bootID()
         record.lastSuccess = now
@@ -140,10 +134,9 @@ struct PasscodeCheck {
       if let computed, let last = record.lastWrongPasscodeHash,
         constantTimeEquals(Array(computed.utf8), Array(last.utf8))
       {
-        // Counted once: the charge is refunded unless a reset or a success cleared it meanwhile, and so is its
-        // delay unless another attempt replaced it; any earlier delay has already run out (checked above).
-        if record.passcodeFailures >= charged { record.passcodeFailures -= 1 }
-        if record.passcodeNextAllowed == chargedUntil { record.passcodeNextAllowed = previousUntil }
+        // Counted once: the charge is refunded (unless a reset, a success or another attempt came meanwhile); any
+        // earlier delay has already run out (checked above).
+        counter.refund(charged, failures: &record.passcodeFailures, nextAllowed: &record.passcodeNextAllowed)
         record.withdrawFailure(failure)
         return .wrong(failures: record.passcodeFailures, repeated: true, delayUntil: nil)
       }

@@ -15,50 +15,41 @@ struct ApplicationPasswordCheck {
   /// is not a wrong password (errSecAuthFailed) gives the charge back. While a delay runs: `authenticationFailed`.
   func guess<T>(item: String, _ attempt: () throws(KeychainError) -> T) throws(LocalAuthError) -> T {
     let clock = dependencies.clock
-    let schedule = settings.delaySchedule
-    let longest = FutureTimes.longestDelay(schedule)
+    let counter = GuessCounter(schedule: settings.delaySchedule)
     let charged = try updateRecord(in: dependencies.store, user) { record throws(LocalAuthError) -> Charge in
       let now = clock.now()
-      // A deadline set while the clock ran ahead is capped before it is enforced, as the passcode's is.
-      if let next = record.applicationPasswordNextAllowed, !(next.seconds <= now.adding(longest).seconds) {
-        record.applicationPasswordNextAllowed = now.adding(longest)
-      }
-      if let next = record.applicationPasswordNextAllowed, !(now.seconds >= next.seconds) { return .delayed(next) }
-      let previous = Charge.charged(failures: record.applicationPasswordFailures, until: record.applicationPasswordNextAllowed)
-      record.applicationPasswordFailures += 1
-      let delay = schedule.delay(afterFailures: record.applicationPasswordFailures)
-      record.applicationPasswordNextAllowed = delay > 0 ? now.adding(delay) : nil
-      return previous
+      if let next = counter.runningDelay(&record.applicationPasswordNextAllowed, now: now) { return .delayed(next) }
+      return .charged(
+        counter.charge(
+          failures: &record.applicationPasswordFailures, nextAllowed: &record.applicationPasswordNextAllowed, now: now))
     }
-    guard case .charged(let failures, let until) = charged else {
-      if case .delayed(let next) = charged {
-        dependencies.log.log(
-          .notice,
-          "An application password for keychain item \(item) of user \(user) was refused unchecked: guesses are delayed for \(Int(next.since(clock.now()).rounded(.up))) more seconds.")
-      }
+    let charge: GuessCounter.Charge
+    switch charged {
+    case .delayed(let next):
+      dependencies.log.log(
+        .notice,
+        "An application password for keychain item \(item) of user \(user) was refused unchecked: guesses are delayed for \(wholeSeconds(next.since(clock.now()))) more seconds.")
       throw .keychain(.authenticationFailed)
+    case .charged(let done): charge = done
     }
     let outcome: Result<T, KeychainError>
     do throws(KeychainError) { outcome = .success(try attempt()) } catch { outcome = .failure(error) }
     switch outcome {
     case .success(let result):
       try dependencies.store.modify(user) { record throws(LocalAuthError) in
-        record.applicationPasswordFailures = 0
-        record.applicationPasswordNextAllowed = nil
+        counter.clear(failures: &record.applicationPasswordFailures, nextAllowed: &record.applicationPasswordNextAllowed)
       }
       return result
     case .failure(.authenticationFailed):
-      let count = failures + 1
-      let delay = schedule.delay(afterFailures: count)
+      let delay = counter.schedule.delay(afterFailures: charge.failures)
       dependencies.log.log(
         .notice,
-        "A wrong application password was given for keychain item \(item) of user \(user) (\(count) in a row"
+        "A wrong application password was given for keychain item \(item) of user \(user) (\(charge.failures) in a row"
           + (delay > 0 ? "; the next guess waits \(Int(delay)) seconds)." : ")."))
       throw .keychain(.authenticationFailed)
     case .failure(let error):
       try dependencies.store.modify(user) { record throws(LocalAuthError) in
-        record.applicationPasswordFailures = failures
-        record.applicationPasswordNextAllowed = until
+        counter.refund(charge, failures: &record.applicationPasswordFailures, nextAllowed: &record.applicationPasswordNextAllowed)
       }
       throw .keychain(error)
     }
@@ -68,7 +59,7 @@ struct ApplicationPasswordCheck {
   private enum Charge {
     /// A delay runs until then: the guess is not checked.
     case delayed(WallTime)
-    /// Charged; the count and deadline before the charge, to give back.
-    case charged(failures: Int, until: WallTime?)
+    /// Charged: what to clear or give back.
+    case charged(GuessCounter.Charge)
   }
 }

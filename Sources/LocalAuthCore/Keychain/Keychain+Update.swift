@@ -66,18 +66,16 @@ extension Keychain {
     if let data = changes.data, data.count > KeychainItem.maximumDataSize { throw .parameter("the data is larger than 16 KiB") }
     let folder = folder(user)
     guard try folder.exists() else { throw .itemNotFound }
-    return try folder.locked { () throws(KeychainError) -> Int in
-      var snapshot = try lockedSnapshot(folder, withItems: true)
-      cache.store(snapshot, for: user)
-      let selected = try read(snapshot.candidates(query), in: folder) { query.matches($0) }
+    return try withSnapshot(folder, withItems: true) { loan throws(KeychainError) -> Int in
+      let selected = try read(loan.snapshot.candidates(query), in: folder) { query.matches($0) }
       guard !selected.isEmpty else { throw .itemNotFound }
       // Apple's uniqueness, checked for every item before any is written, from the index.
       // (Without copying the index: the selected items' keys are discounted, the new ones kept aside.)
-      var bytes = snapshot.index.bytes
+      var bytes = loan.snapshot.index.bytes
       var selectedKeys: [String: Int] = [:]
       for item in selected {
-        bytes -= snapshot.index.entries[item.id]?.size ?? 0
-        if let key = snapshot.index.entries[item.id]?.key { selectedKeys[key, default: 0] += 1 }
+        bytes -= loan.snapshot.index.entries[item.id]?.size ?? 0
+        if let key = loan.snapshot.index.entries[item.id]?.key { selectedKeys[key, default: 0] += 1 }
       }
       var newKeys: [String: Bool] = [:]
       var updated: [KeychainItem] = []
@@ -87,7 +85,7 @@ extension Keychain {
           throw .parameter("the attributes take more than \(KeychainAttributes.maximumSize) bytes")
         }
         let key = changed.uniqueKey
-        if snapshot.index.count(key: key) > (selectedKeys[key] ?? 0) || newKeys[key] != nil { throw .duplicateItem }
+        if loan.snapshot.index.count(key: key) > (selectedKeys[key] ?? 0) || newKeys[key] != nil { throw .duplicateItem }
         // The quota holds for updates too: the new file's size, counting the data's (sealed) size as it will be.
         bytes += changed.encoded().count + 2 * max(0, (changes.data?.count ?? 0) - (item.sealed.count - 28))
         if bytes > limits.maxBytes {
@@ -96,7 +94,7 @@ extension Keychain {
         newKeys[key] = true
         updated.append(changed)
       }
-      cache.store(nil, for: user)
+      loan.willWrite()
       for var item in updated {
         guard let data = changes.data ?? opened.first(where: { $0.item.id == item.id && $0.item.sealed == item.sealed })?.data else {
           throw .notAvailable("the item changed while it was being updated")
@@ -117,12 +115,11 @@ extension Keychain {
         // The item file, then its index line: a crash between leaves an index with the old size and key, which
         // the next process to read every item (KeychainCache) finds and rebuilds.
         let size = item.encoded().count
-        snapshot.index.set(item.id, size: size, key: item.uniqueKey)
+        loan.snapshot.index.set(item.id, size: size, key: item.uniqueKey)
         try folder.write(item)
-        try journal(KeychainIndex.setLine(item.id, size: size, key: item.uniqueKey), lines: 1, in: &snapshot, folder: folder)
-        snapshot.setItem(item)
+        try journal(KeychainIndex.setLine(item.id, size: size, key: item.uniqueKey), lines: 1, in: &loan.snapshot, folder: folder)
+        loan.snapshot.setItem(item)
       }
-      cache.store(snapshot, for: user)
       return updated.count
     }
   }

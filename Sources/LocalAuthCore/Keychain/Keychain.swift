@@ -139,17 +139,15 @@ public final class Keychain {
       throw .parameter("the attributes take more than \(KeychainAttributes.maximumSize) bytes")
     }
     let folder = folder(user)
-    return try folder.locked { () throws(KeychainError) -> KeychainItem in
-      // The index, not the items: an add reads no item file, however many items there are.
-      var snapshot = try lockedSnapshot(folder, withItems: false)
-      cache.store(snapshot, for: user)
+    // The index, not the items: an add reads no item file, however many items there are.
+    return try withSnapshot(folder, withItems: false) { loan throws(KeychainError) -> KeychainItem in
       // Apple's uniqueness (KeychainItem.uniqueKey).
       let key = KeychainItem.uniqueKey(
         itemClass: new.itemClass, service: new.service, account: new.account, accessGroup: new.accessGroup,
         attributes: new.attributes)
-      if snapshot.index.contains(key: key) { throw .duplicateItem }
-      if snapshot.index.count >= limits.maxItems {
-        throw .allocate("user \(user) has \(snapshot.index.count) items, the most keychain_max_items allows")
+      if loan.snapshot.index.contains(key: key) { throw .duplicateItem }
+      if loan.snapshot.index.count >= limits.maxItems {
+        throw .allocate("user \(user) has \(loan.snapshot.index.count) items, the most keychain_max_items allows")
       }
       let now = Int64(clock.now().seconds)
       let id = hexEncode(try keychainCrypto { () throws(CryptoError) -> [UInt8] in try Crypto.randomBytes(16) })
@@ -162,16 +160,15 @@ public final class Keychain {
       defer { wipe(&shared) }
       try seal(&item, data: new.data, user: user, shared: shared, applicationPassword: applicationPassword, hasher: hasher, create: true)
       let encoded = item.encoded()
-      if snapshot.index.bytes + encoded.count > limits.maxBytes {
-        throw .allocate("user \(user)'s items would take \(snapshot.index.bytes + encoded.count) bytes, more than keychain_max_bytes (\(limits.maxBytes))")
+      if loan.snapshot.index.bytes + encoded.count > limits.maxBytes {
+        throw .allocate("user \(user)'s items would take \(loan.snapshot.index.bytes + encoded.count) bytes, more than keychain_max_bytes (\(limits.maxBytes))")
       }
       // The index line first: a crash before the item file leaves an index that names a missing file (rebuilt).
-      cache.store(nil, for: user)
-      snapshot.index.set(item.id, size: encoded.count, key: key)
-      try journal(KeychainIndex.setLine(item.id, size: encoded.count, key: key), lines: 1, in: &snapshot, folder: folder)
+      loan.willWrite()
+      loan.snapshot.index.set(item.id, size: encoded.count, key: key)
+      try journal(KeychainIndex.setLine(item.id, size: encoded.count, key: key), lines: 1, in: &loan.snapshot, folder: folder)
       try folder.write(item)
-      snapshot.setItem(item)
-      cache.store(snapshot, for: user)
+      loan.snapshot.setItem(item)
       return item
     }
   }
@@ -190,11 +187,7 @@ public final class Keychain {
     {
       snapshot = cached
     } else {
-      snapshot = try folder.locked { () throws(KeychainError) -> KeychainCache.Snapshot in
-        let loaded = try lockedSnapshot(folder, withItems: true)
-        cache.store(loaded, for: user)
-        return loaded
-      }
+      snapshot = try withSnapshot(folder, withItems: true) { loan throws(KeychainError) -> KeychainCache.Snapshot in loan.snapshot }
     }
     return try read(snapshot.candidates(query), in: folder) { query.matches($0) }
   }
@@ -257,26 +250,22 @@ public final class Keychain {
   func delete(for user: UserName, among query: Query? = nil, _ select: (KeychainItem) -> Bool) throws(KeychainError) -> [KeychainItem] {
     let folder = folder(user)
     guard try folder.exists() else { throw .itemNotFound }
-    return try folder.locked { () throws(KeychainError) -> [KeychainItem] in
-      var snapshot = try lockedSnapshot(folder, withItems: true)
-      let ids = query.map { snapshot.candidates($0) } ?? (snapshot.items ?? [:]).values.filter { select($0) }.map { $0.id }.sorted()
+    return try withSnapshot(folder, withItems: true) { loan throws(KeychainError) -> [KeychainItem] in
+      let ids = query.map { loan.snapshot.candidates($0) } ?? (loan.snapshot.items ?? [:]).values.filter { select($0) }.map { $0.id }.sorted()
       let selected = try read(ids, in: folder, select)
-      guard !selected.isEmpty else {
-        cache.store(snapshot, for: user)
-        return selected
-      }
+      guard !selected.isEmpty else { return selected }
       // The index lines first: a crash before the files go leaves an index that misses them (rebuilt).
+      loan.willWrite()
       var text = ""
       for item in selected {
-        snapshot.index.remove(item.id)
+        loan.snapshot.index.remove(item.id)
         text += KeychainIndex.removeLine(item.id)
       }
-      try journal(text, lines: selected.count, in: &snapshot, folder: folder)
+      try journal(text, lines: selected.count, in: &loan.snapshot, folder: folder)
       for item in selected {
         try folder.remove(item)
-        snapshot.removeItem(item.id)
+        loan.snapshot.removeItem(item.id)
       }
-      cache.store(snapshot, for: user)
       return selected
     }
   }

@@ -60,10 +60,53 @@ final class KeychainCache: @unchecked Sendable {
   func store(_ snapshot: Snapshot?, for user: UserName) { lock.withLock { snapshots[user.value] = snapshot } }
 }
 
+extension KeychainCache {
+  /// A user's snapshot lent to one change or query under the folder's lock (`Keychain.withSnapshot`). While it only
+  /// reads, the cache keeps the snapshot as it was lent; `willWrite()` forgets it before the first file is written,
+  /// so that a change that fails halfway leaves the cache empty rather than wrong.
+  struct Loan {
+    /// The snapshot, kept in step with the files by the change; stored back when the body returns.
+    var snapshot: Snapshot
+    /// True once `willWrite()` was called.
+    private(set) var writing = false
+    private let cache: KeychainCache
+    private let user: UserName
+
+    fileprivate init(snapshot: Snapshot, cache: KeychainCache, user: UserName) {
+      self.snapshot = snapshot
+      self.cache = cache
+      self.user = user
+    }
+
+    /// Call before writing any file: the cache forgets the user's snapshot until the body returns.
+    mutating func willWrite() {
+      guard !writing else { return }
+      writing = true
+      cache.store(nil, for: user)
+    }
+  }
+}
+
 extension Keychain {
+  /// Runs `body` under the folder's lock with the user's snapshot (`lockedSnapshot`), and keeps the cache right
+  /// whatever the body does: the snapshot stays cached while the body only reads, `Loan.willWrite()` forgets it
+  /// before files change, and when the body returns the snapshot as it left it is stored back. A body that throws
+  /// after `willWrite()` leaves the cache empty (the next call reloads); before it, the snapshot as lent stays.
+  func withSnapshot<T>(
+    _ folder: KeychainFolder, withItems: Bool, _ body: (inout KeychainCache.Loan) throws(KeychainError) -> T
+  ) throws(KeychainError) -> T {
+    try folder.locked { () throws(KeychainError) -> T in
+      var loan = KeychainCache.Loan(snapshot: try lockedSnapshot(folder, withItems: withItems), cache: cache, user: folder.user)
+      cache.store(loan.snapshot, for: folder.user)
+      let result = try body(&loan)
+      cache.store(loan.snapshot, for: folder.user)
+      return result
+    }
+  }
+
   /// The user's snapshot, from memory when the `.index` is unchanged, else loaded (call under the folder's lock);
-  /// `withItems` also reads every item's attributes once. Forgotten until the caller stores it back.
-  func lockedSnapshot(_ folder: KeychainFolder, withItems: Bool) throws(KeychainError) -> KeychainCache.Snapshot {
+  /// `withItems` also reads every item's attributes once. Forgotten: `withSnapshot` stores it back.
+  private func lockedSnapshot(_ folder: KeychainFolder, withItems: Bool) throws(KeychainError) -> KeychainCache.Snapshot {
     if let stamp = folder.stamp(KeychainIndex.fileName), var cached = cache.snapshot(folder.user), cached.stamp == stamp {
       cache.store(nil, for: folder.user)
       if !withItems || cached.items != nil { return cached }

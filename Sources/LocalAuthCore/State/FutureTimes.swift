@@ -36,8 +36,8 @@ package struct FutureTimes: Equatable, Sendable {
       found.furthest = ahead.isNaN ? found.furthest : max(found.furthest, ahead)
       return true
     }
-    if let next = record.passcodeNextAllowed, beyond(next) {
-      record.passcodeNextAllowed = limit
+    if let ahead = capDeadline(&record.passcodeNextAllowed, now: now, longestDelay: longestDelay) {
+      found.furthest = ahead.isNaN ? found.furthest : max(found.furthest, ahead)
       found.cappedDelay = true
     }
     if let time = record.lastSuccess, beyond(time) {
@@ -63,6 +63,17 @@ package struct FutureTimes: Equatable, Sendable {
     }
     if failures > 0 { found.others.append(failures == 1 ? "1 recent failure" : "\(failures) recent failures") }
     return found
+  }
+
+  /// Caps one deadline (a guess counter's next allowed time) beyond `now + longestDelay` there, and says how far
+  /// ahead of `now` it lay; nil when it was not beyond. As `cap`: a deadline that is not a number counts as
+  /// beyond, a clock that is not a finite number changes nothing.
+  package static func capDeadline(_ deadline: inout WallTime?, now: WallTime, longestDelay: Double) -> Double? {
+    guard now.seconds.isFinite, longestDelay.isFinite else { return nil }
+    let limit = now.adding(longestDelay)
+    guard let time = deadline, !(time.seconds <= limit.seconds) else { return nil }
+    deadline = limit
+    return time.since(now)
   }
 
   /// The log line for `user`: one plain sentence, in Linux-PAM style; nil when nothing was capped.
