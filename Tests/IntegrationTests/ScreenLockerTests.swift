@@ -240,10 +240,15 @@ final class VlockInTmux {
     }
   }
 
-  /// Waits (at most 10 s) until no copy of the helper runs for the user; false if one still does.
+  /// Waits (at most 10 s) until no copy of the helper runs for the user; false if one still does. A helper is
+  /// known by its name in /proc/PID/status as well as by its executable: the link of a setuid process, or of one
+  /// run from a path other than `world.helper`, need not name that file.
   func helperEnded() -> Bool {
     let end = Date().addingTimeInterval(10)
-    while userProcesses().contains(where: { executable(of: $0) == world.helper }) {
+    func isHelper(_ pid: pid_t) -> Bool {
+      executable(of: pid) == world.helper || status(of: pid).first == "Name:\tlocalauth-helpe"
+    }
+    while userProcesses().contains(where: isHelper) {
       guard Date() < end else { return false }
       usleep(Self.poll)
     }

@@ -208,6 +208,22 @@ wait_for() { # wait_for SECONDS COMMAND...: true once the command succeeds in th
   while [ "$n" -gt 0 ]; do inbox "$@" >/dev/null 2>&1 && return 0; sleep 0.1; n=$((n - 1)); done
   return 1
 }
+# answer_xterm LOG: lbox-alice's sudo in an xterm on display :7 that logs what it shows to LOG: a touch for the
+# finger's prompt, else the passcode typed into the window; then LOG joins the flow's transcript.
+answer_xterm() {
+  local log=$1
+  if wait_for 10 grep -Eq 'Place your finger|Enter Passcode: ' "$log"; then
+    if inbox grep -q 'Place your finger' "$log"; then
+      inbox localauthctl touch lbox-alice right-index --quality 1 --wait 8 >/dev/null 2>&1
+    else # the passcode, typed into the xterm, ends the flow
+      inbox env DISPLAY=:7 sh -c 'xdotool mousemove 5 5 && sleep 0.3 && xdotool type 2468 && xdotool key Return' >/dev/null 2>&1
+    fi
+  fi
+  wait_for 10 grep -q 'SUDO-EXIT=' "$log"
+  LAST_END=$(date +%s%N)
+  inbox cat "$log" >>"$OUT" 2>&1
+  sed -i 's/\r//g' "$OUT"
+}
 before=$FAILS
 CASE=usermgr-xterm OUT=$LOGS/usermgr-xterm.txt
 echo "4. An xterm started by the user manager under Xvfb, while the user's display session is active: the finger"
@@ -220,17 +236,7 @@ inbox sh -c 'd=$(loginctl show-user lbox-alice -p Display --value); echo "DISPLA
 um lbox-alice --unit=lbox-xvfb -- Xvfb :7 -nolisten tcp -ac
 wait_for 10 test -S /tmp/.X11-unix/X7
 um lbox-alice --unit=lbox-xterm -E DISPLAY=:7 -- xterm -l -lf /tmp/lbox-xterm.log -e "$LIB/session.sh" sudo
-if wait_for 10 grep -Eq 'Place your finger|Enter Passcode: ' /tmp/lbox-xterm.log; then
-  if inbox grep -q 'Place your finger' /tmp/lbox-xterm.log; then
-    inbox localauthctl touch lbox-alice right-index --quality 1 --wait 8 >/dev/null 2>&1
-  else # the passcode, typed into the xterm, ends the flow
-    inbox env DISPLAY=:7 sh -c 'xdotool mousemove 5 5 && sleep 0.3 && xdotool type 2468 && xdotool key Return' >/dev/null 2>&1
-  fi
-fi
-wait_for 10 grep -q 'SUDO-EXIT=' /tmp/lbox-xterm.log
-LAST_END=$(date +%s%N)
-inbox cat /tmp/lbox-xterm.log >>"$OUT" 2>&1
-sed -i 's/\r//g' "$OUT"
+answer_xterm /tmp/lbox-xterm.log
 check "the display session is lbox-alice's, on seat0, active" has 'DISPLAY-SESSION Id=[0-9]+ Seat=seat0 Type=x11 Active=yes'
 check "sudo runs in the user manager, in no logind session" has 'SESSION none cgroup=/user.slice/user-[0-9]+.slice/user@[0-9]+.service/'
 check "the finger is offered in the xterm" has 'Place your finger'
@@ -247,6 +253,7 @@ check "the caller's session has no seat; sudo runs in the user manager" \
 check "no finger is offered" lacks 'Place your finger'
 check "the passcode is asked and runs the command as root" has_all 'Enter Passcode: ' '^SUDO-EXIT=0'
 end_flow "$before"
+
 # An SSH login of the same user, while she sits at the display, opens a terminal window there through the shared
 # user manager: the window is on her screen, its prompt names the command, so a touch approves what it shows.
 before=$FAILS
@@ -256,17 +263,7 @@ pace
 mark_journal
 inbox "${SSH[@]}" systemd-run --user --quiet --unit=lbox-xterm2 -E DISPLAY=:7 -- \
   xterm -l -lf /tmp/lbox-xterm2.log -e "$LIB/session.sh" sudo >"$OUT" 2>&1
-if wait_for 10 grep -Eq 'Place your finger|Enter Passcode: ' /tmp/lbox-xterm2.log; then
-  if inbox grep -q 'Place your finger' /tmp/lbox-xterm2.log; then
-    inbox localauthctl touch lbox-alice right-index --quality 1 --wait 8 >/dev/null 2>&1
-  else
-    inbox env DISPLAY=:7 sh -c 'xdotool mousemove 5 5 && sleep 0.3 && xdotool type 2468 && xdotool key Return' >/dev/null 2>&1
-  fi
-fi
-wait_for 10 grep -q 'SUDO-EXIT=' /tmp/lbox-xterm2.log
-LAST_END=$(date +%s%N)
-inbox cat /tmp/lbox-xterm2.log >>"$OUT" 2>&1
-sed -i 's/\r//g' "$OUT"
+answer_xterm /tmp/lbox-xterm2.log
 check "sudo runs in the user manager, in no logind session" has 'SESSION none cgroup=/user.slice/user-[0-9]+.slice/user@[0-9]+.service/'
 check "the finger is offered in the window, naming the command" has 'Place your finger on the sensor to run `/usr/bin/id -u` as root \(sudo\)'
 check "a touch runs the command as root, with no passcode asked" has_but_not '^SUDO-EXIT=0' 'Enter Passcode'
