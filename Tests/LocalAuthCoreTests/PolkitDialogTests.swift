@@ -142,6 +142,16 @@ struct PolkitDialogTests {
     #expect(gone.run(request) == .failure(.appCancel, .none))
   }
 
+  @Test("app_dialog= parses as yes or no, on by default, and the report names it")
+  func option() throws {
+    #expect(Options().appDialog)
+    #expect(Options().settingLines.contains("app_dialog=yes"))
+    let off = try OptionParser.parse(arguments: ["app_dialog=no"], readFile: { _ in nil }).options
+    #expect(!off.appDialog)
+    #expect(off.settingLines.contains("app_dialog=no"))
+    #expect(throws: ConfigError.self) { try OptionParser.parse(arguments: ["app_dialog=maybe"], readFile: { _ in nil }) }
+  }
+
   @Test("the evaluator shows a hidden request in the dialog only when interaction is allowed and a passcode is set")
   func evaluatorHook() throws {
     let world = try TestWorld()
