@@ -44,6 +44,9 @@ struct PolkitDialogTests {
     let no = PolkitReply.answered(authorized: false, challenge: false, dismissed: false)
     #expect(PolkitDialog.outcome(of: no, runs: unixPassword, policy: owner).0 == .failure(.authenticationFailed, .none))
     #expect(PolkitDialog.outcome(of: no, runs: [], policy: owner).0 == .failure(.notInteractive, .none))
+    // Cancel at the module's prompt, where the agent (pkttyagent, lxpolkit) reports no dismissal: userCancel (-2).
+    let cancelled = [Run(processID: 7, ended: true, method: nil, cancelled: true)]
+    #expect(PolkitDialog.outcome(of: no, runs: cancelled, policy: owner) == (.failure(.userCancel, .none), "was cancelled at its prompt."))
     // polkitd absent, the app gone, no answer in time.
     let absent = PolkitDialog.outcome(of: .failed("org.freedesktop.DBus.Error.ServiceUnknown"), runs: [], policy: owner)
     #expect(absent.0 == nil)
@@ -68,6 +71,9 @@ struct PolkitDialogTests {
     #expect(seen == [dialog])
     ledger.endRun(in: seen, processID: 42, method: .biometry)
     #expect(ledger.close(dialog) == [Run(processID: 42, ended: true, method: .biometry)])
+    let again = try ledger.open(user: alice, appPID: 4242)
+    ledger.endRun(in: ledger.beginRun(user: alice, processID: 44), processID: 44, method: nil, cancelled: true)
+    #expect(ledger.close(again) == [Run(processID: 44, ended: true, method: nil, cancelled: true)])
     #expect(ledger.open(for: alice).isEmpty)
     // A run that begins after the dialog closed is recorded nowhere.
     #expect(ledger.beginRun(user: alice, processID: 43).isEmpty)

@@ -104,6 +104,7 @@ package struct PolkitDialog {
     case .answered(authorized: false, challenge: true, _):
       return (nil, "was not shown: no polkit authentication agent is registered for its session.")
     case .answered(authorized: false, challenge: false, _):
+      if runs.last?.cancelled == true { return (.failure(.userCancel, .none), "was cancelled at its prompt.") }
       guard runs.isEmpty else { return (.failure(.authenticationFailed, .none), "was refused: the authentication failed.") }
       return (
         .failure(.notInteractive, .none),
