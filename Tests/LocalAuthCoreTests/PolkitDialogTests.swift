@@ -47,6 +47,8 @@ struct PolkitDialogTests {
     // Cancel at the module's prompt, where the agent (pkttyagent, lxpolkit) reports no dismissal: userCancel (-2).
     let cancelled = [Run(processID: 7, ended: true, method: nil, cancelled: true)]
     #expect(PolkitDialog.outcome(of: no, runs: cancelled, policy: owner) == (.failure(.userCancel, .none), "was cancelled at its prompt."))
+    // The agent gone while the finger was awaited: polkitd answers before the module's run ends.
+    #expect(PolkitDialog.outcome(of: no, runs: unfinished, policy: owner).0 == .failure(.userCancel, .none))
     // polkitd absent, the app gone, no answer in time.
     let absent = PolkitDialog.outcome(of: .failed("org.freedesktop.DBus.Error.ServiceUnknown"), runs: [], policy: owner)
     #expect(absent.0 == nil)

@@ -104,7 +104,12 @@ package struct PolkitDialog {
     case .answered(authorized: false, challenge: true, _):
       return (nil, "was not shown: no polkit authentication agent is registered for its session.")
     case .answered(authorized: false, challenge: false, _):
-      if runs.last?.cancelled == true { return (.failure(.userCancel, .none), "was cancelled at its prompt.") }
+      // The user's Cancel where the agent reports no dismissal: the module's run ended in Cancel, or had not ended
+      // when polkitd answered (the agent went away, or killed its helper, while the finger was awaited; a failed
+      // authentication ends the run before polkitd hears of it).
+      if let last = runs.last, last.cancelled || !last.ended {
+        return (.failure(.userCancel, .none), "was cancelled at its prompt.")
+      }
       guard runs.isEmpty else { return (.failure(.authenticationFailed, .none), "was refused: the authentication failed.") }
       return (
         .failure(.notInteractive, .none),
