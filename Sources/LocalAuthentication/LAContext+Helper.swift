@@ -10,12 +10,13 @@ extension LAContext {
     let snapshot = withState { $0 }
     let reuse = snapshot.reuseDuration.isFinite
       ? Int(max(0, min(snapshot.reuseDuration, EvaluationRequest.maximumReuseDuration))) : 0
-    let noDialog = if case .none = target { true } else { false }
+    // An app with neither a terminal nor a prompter still allows interaction: the helper shows its request in the
+    // desktop's dialog (issue 39), or answers notInteractive when it cannot.
     return AppPrompt(
       reason: reason.map { Self.clipped($0, AppCall.textLimit) },
       fallbackTitle: snapshot.fallbackTitle.map { Self.clipped($0, AppCall.titleLimit) },
       cancelTitle: snapshot.cancelTitle.map { Self.clipped($0, AppCall.titleLimit) }, reuseSeconds: UInt16(reuse),
-      interactionNotAllowed: snapshot.interactionNotAllowed || noDialog,
+      interactionNotAllowed: snapshot.interactionNotAllowed,
       ownInterface: { if case .prompter = target { true } else { false } }())
   }
 

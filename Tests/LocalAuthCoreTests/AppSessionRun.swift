@@ -59,7 +59,7 @@ final class AppSessionRun: @unchecked Sendable {
     nonisolated(unsafe) let world = world
     nonisolated(unsafe) let session = AppSession(
       channel: HelperChannel(fd: fds[0], sender: getpid()), user: world.user, callerPID: getppid(), options: options,
-      log: world.log, system: system ?? caller.system,
+      log: world.log, system: system ?? caller.system, showsPrompts: true,
       build: { _, prompter, log in
         Dependencies(
           clock: world.clock, store: world.store, sensor: world.sensor, prompter: prompter, log: log,

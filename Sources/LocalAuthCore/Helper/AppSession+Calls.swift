@@ -19,13 +19,17 @@ extension AppSession {
       user: user, origin: RequestOrigin.current(service: application, tty: terminal, processID: callerPID),
       service: application, subject: "app \(application) (pid \(callerPID))", purpose: .app(processID: callerPID),
       guiServices: { prompt.ownInterface ? self.ownDialogServices() : [] })
+    // The app can show a prompt itself only on its terminal or through its own prompter (`ownInterface`); an
+    // older client says so by sending interactionNotAllowed when it has neither.
+    let canShow = showsPrompts ?? (!terminal.isEmpty || prompt.ownInterface)
     var request = requests.request(
       for: requester, policy: policy, reason: reason, fallbackTitle: prompt.fallbackTitle, cancelTitle: prompt.cancelTitle,
       reuseDuration: min(Double(prompt.reuseSeconds), EvaluationRequest.maximumReuseDuration, options.evaluation.reuseLimit),
-      interactionAllowed: !prompt.interactionNotAllowed, session: remoteSession(), cancellation: hangUp,
+      interactionAllowed: !prompt.interactionNotAllowed && canShow, session: remoteSession(), cancellation: hangUp,
       terminalPrograms: options.terminalPrograms, sensorPresent: dependencies.sensor.modality != nil, log: log)
-    // Issue 39: an app the person at the machine cannot see in a terminal gets the desktop's dialog (polkit).
-    if request.hidden, !request.remote, options.appDialog, let ask = dependencies.askPolkit {
+    // Issue 39: an app the person at the machine cannot see in a terminal gets the desktop's dialog (polkit), which
+    // is the interaction an app without a terminal allows; without a dialog it is notInteractive, as before.
+    if request.hidden, !request.remote, !prompt.interactionNotAllowed, options.appDialog, let ask = dependencies.askPolkit {
       let channel = self.channel
       let hangUp = self.hangUp
       let dialog = PolkitDialog(
@@ -34,8 +38,9 @@ extension AppSession {
           if channel.peerHungUp() { hangUp.cancel() }
           return hangUp.isCancelled
         }, log: log)
+      request.interactionAllowed = true
       let shown = request
-      request.systemDialog = { dialog.run(shown) }
+      request.systemDialog = { dialog.run(shown) ?? (canShow ? nil : .failure(.notInteractive, .none)) }
     }
     return request
   }

@@ -25,6 +25,10 @@ package final class AppSession {
   let application: String
   /// The app's controlling terminal ("/dev/pts/3"), or "".
   let terminal: String
+  /// Whether the app can show a prompt itself (on its terminal, or through its own prompter); nil to judge by
+  /// `terminal` and the call's `ownInterface`. A test's app speaking the protocol from a process without a terminal
+  /// sets it.
+  let showsPrompts: Bool?
   /// What this session's evaluations established, for keychain reads.
   var authorization = KeychainAuthorization()
   /// Set when the app hung up during a wait.
@@ -35,8 +39,10 @@ package final class AppSession {
   /// A session for `user` (the helper's real uid) served on `channel`; `build` makes the live dependencies.
   package init(
     channel: HelperChannel, user: UserName, callerPID: Int32, options: Options, log: AuthLog,
-    system: RequestVisibility.System = .live, build: (Options, AuthPrompter, AuthLog) -> Dependencies = Dependencies.live
+    system: RequestVisibility.System = .live, showsPrompts: Bool? = nil,
+    build: (Options, AuthPrompter, AuthLog) -> Dependencies = Dependencies.live
   ) {
+    self.showsPrompts = showsPrompts
     self.channel = channel
     self.user = user
     self.callerPID = callerPID
