@@ -30,8 +30,9 @@ BOX=$HERE/box.sh
 LIB=/opt/localauth-box
 PAMDIR=${PAMDIR:-$(pkg-config --variable=libdir pam 2>/dev/null || echo /lib/x86_64-linux-gnu)/security}
 export PAMDIR
-# What `make install` writes to under /usr, which is otherwise the host's, read-only, in the box (box.sh).
-export BOX_USR_WRITABLE="$PAMDIR /usr/sbin /usr/share/pam-configs"
+# What `make install` writes to under /usr, which is otherwise the host's, read-only, in the box (box.sh); polkitd
+# reads actions only from /usr/share/polkit-1/actions.
+export BOX_USR_WRITABLE="$PAMDIR /usr/sbin /usr/share/pam-configs /usr/share/polkit-1/actions"
 PASSES=0
 FAILS=0
 
