@@ -1,4 +1,5 @@
-// CDBus: the few sd-bus calls (libsystemd's D-Bus client, as pam_fprintd uses) that the fprintd sensor makes.
+// CDBus: the few sd-bus calls (libsystemd's D-Bus client, as pam_fprintd uses) that the fprintd sensor, logind's
+// LockedHint and polkit's CheckAuthorization (an app's dialog, issue 39) make.
 //
 // libsystemd.so.0 is opened on first use (dlopen), not linked: the passcode path and the simulated sensor never
 // load it, and a machine without it still loads the module. The types are declared here as sd-bus declares them
@@ -35,6 +36,11 @@ typedef struct {
   int (*wait)(sd_bus *bus, uint64_t timeout_usec);
   int (*is_signal)(sd_bus_message *m, const char *interface, const char *member);
   const char *(*get_path)(sd_bus_message *m);
+  int (*open_container)(sd_bus_message *m, char type, const char *contents);
+  int (*close_container)(sd_bus_message *m);
+  int (*send)(sd_bus *bus, sd_bus_message *m, uint64_t *cookie);
+  int (*get_reply_cookie)(sd_bus_message *m, uint64_t *cookie);
+  const sd_bus_error *(*get_error)(sd_bus_message *m);
 } cdbus_library;
 
 static inline cdbus_library *cdbus_state(void) {
@@ -61,6 +67,11 @@ static inline void cdbus_load(void) {
   l->wait = (int (*)(sd_bus *, uint64_t))dlsym(handle, "sd_bus_wait");
   l->is_signal = (int (*)(sd_bus_message *, const char *, const char *))dlsym(handle, "sd_bus_message_is_signal");
   l->get_path = (const char *(*)(sd_bus_message *))dlsym(handle, "sd_bus_message_get_path");
+  l->open_container = (int (*)(sd_bus_message *, char, const char *))dlsym(handle, "sd_bus_message_open_container");
+  l->close_container = (int (*)(sd_bus_message *))dlsym(handle, "sd_bus_message_close_container");
+  l->send = (int (*)(sd_bus *, sd_bus_message *, uint64_t *))dlsym(handle, "sd_bus_send");
+  l->get_reply_cookie = (int (*)(sd_bus_message *, uint64_t *))dlsym(handle, "sd_bus_message_get_reply_cookie");
+  l->get_error = (const sd_bus_error *(*)(sd_bus_message *))dlsym(handle, "sd_bus_message_get_error");
 }
 
 /// The loaded functions (NULL members where missing), loading them on the first call.
@@ -75,7 +86,8 @@ static inline int cdbus_available(void) {
   const cdbus_library *l = cdbus_functions();
   return l->open_system && l->flush_close_unref && l->new_method_call && l->append_basic && l->call && l->read_basic &&
          l->enter_container && l->exit_container && l->message_unref && l->error_free && l->process && l->wait &&
-         l->is_signal && l->get_path;
+         l->is_signal && l->get_path && l->open_container && l->close_container && l->send && l->get_reply_cookie &&
+         l->get_error;
 }
 
 // The wrappers below are called only after cdbus_available() returned true.
@@ -129,4 +141,39 @@ static inline int cdbus_is_signal(sd_bus_message *m, const char *interface, cons
   return cdbus_functions()->is_signal(m, interface, member);
 }
 static inline const char *cdbus_path(sd_bus_message *m) { return cdbus_functions()->get_path(m); }
+/// Appends a 32-bit unsigned ('u') or signed ('i') integer.
+static inline int cdbus_append_u32(sd_bus_message *m, char type, uint32_t value) {
+  return cdbus_functions()->append_basic(m, type, &value);
+}
+/// Appends a 64-bit unsigned integer ('t').
+static inline int cdbus_append_u64(sd_bus_message *m, uint64_t value) { return cdbus_functions()->append_basic(m, 't', &value); }
+/// Opens a struct ('r'), array ('a'), dictionary entry ('e') or variant ('v') of `contents`.
+static inline int cdbus_open_container(sd_bus_message *m, char type, const char *contents) {
+  return cdbus_functions()->open_container(m, type, contents);
+}
+static inline int cdbus_close_container(sd_bus_message *m) { return cdbus_functions()->close_container(m); }
+/// Sends `m` without waiting; its serial goes to `cookie`, which the reply names (cdbus_reply_cookie).
+static inline int cdbus_send(sd_bus *bus, sd_bus_message *m, uint64_t *cookie) { return cdbus_functions()->send(bus, m, cookie); }
+/// The serial of the call `m` answers; negative when `m` is no reply.
+static inline int cdbus_reply_cookie(sd_bus_message *m, uint64_t *cookie) {
+  return cdbus_functions()->get_reply_cookie(m, cookie);
+}
+/// The D-Bus error name of an error reply into `name` (empty when `m` is no error); 1 when it is an error.
+static inline int cdbus_error_name(sd_bus_message *m, char *name, size_t size) {
+  const sd_bus_error *error = cdbus_functions()->get_error(m);
+  if (size > 0) name[0] = 0;
+  if (error == NULL || error->name == NULL) return 0;
+  size_t i = 0;
+  for (; size > 0 && i + 1 < size && error->name[i] != 0; i++) name[i] = error->name[i];
+  if (size > 0) name[i] = 0;
+  return 1;
+}
+/// Reads a 32-bit integer ('u' or 'i').
+static inline int cdbus_read_u32(sd_bus_message *m, char type, uint32_t *value) {
+  return cdbus_functions()->read_basic(m, type, value);
+}
+/// Enters a struct ('r') or dictionary entry ('e') of `contents`.
+static inline int cdbus_enter_container(sd_bus_message *m, char type, const char *contents) {
+  return cdbus_functions()->enter_container(m, type, contents);
+}
 #endif

@@ -132,6 +132,7 @@ extension OptionParser {
     .names("terminal_programs", expected: "program names separated by commas", set: { $0.terminalPrograms = $1 }),
     .names("locker_programs", expected: "program names separated by commas", set: { $0.lockerPrograms = $1 }),
     .flag("confirm", set: { $0.confirm = $1 }),
+    .yesOrNo("app_dialog", set: { $0.appDialog = $1 }),
     .flag("debug", set: { $0.debug = $1 }),
     .flag("nodelay", set: { $0.noDelay = $1 }),
     .flag("parallel_passcode", set: { $0.evaluation.parallelPasscode = $1 }),

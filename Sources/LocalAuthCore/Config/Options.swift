@@ -47,6 +47,9 @@ public struct Options: Equatable, Sendable {
   package var lockerPrograms = ScreenLocker.defaultPrograms
   /// The user presses Enter before the finger is asked for (`confirm`).
   package var confirm = false
+  /// An app without a visible terminal gets the desktop's dialog through polkit (`app_dialog=`; PolkitDialog);
+  /// with `no`, notInteractive as before.
+  package var appDialog = true
   /// localauth-helper, which the module runs when it cannot read the state itself (an unprivileged caller).
   package var helperPath = Options.defaultHelperPath
 

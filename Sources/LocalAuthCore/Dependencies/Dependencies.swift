@@ -23,6 +23,9 @@ public struct Dependencies {
   /// Whether the desktop holds a user's screen locked, for data protection (DeviceLock): logind's LockedHint over
   /// the user's sessions at the machine (RemoteSession.screenLocked); nil where nothing reports a lock.
   package var screenLocked: (@Sendable (_ user: UserName) -> Bool?)? = nil
+  /// Asks polkitd to show an app's request in the desktop's dialog (PolkitBus.ask; PolkitDialog), polling
+  /// `withdrawn` while it is open; nil where there is no polkit (a test world that scripts none).
+  package var askPolkit: (@Sendable (_ question: PolkitQuestion, _ withdrawn: () -> Bool) -> PolkitReply)? = nil
 
   /// Collects the side effects; the matcher is the simulated one unless a test scripts it.
   public init(

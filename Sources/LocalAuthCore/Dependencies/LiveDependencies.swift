@@ -15,6 +15,7 @@ extension Dependencies {
         LogindBus.lockedHint(session: $0, timeout: 2)
       }
     }
+    dependencies.askPolkit = { question, withdrawn in PolkitBus.ask(question, withdrawn: withdrawn) }
     return dependencies
   }
 

@@ -73,6 +73,9 @@ public struct EvaluationRequest {
   /// match is granted, the evaluator before a reuse. nil when there is nothing to recheck (a remote or hidden
   /// request, no sensor).
   package var visibilityRecheck: (() -> String?)?
+  /// Shows a hidden request in the desktop's own dialog instead (an app without a visible terminal: PolkitDialog)
+  /// and returns its outcome; nil when there is none, and a hidden request gets no finger.
+  package var systemDialog: (() -> EvaluationOutcome)?
 
   /// Describes an evaluation.
   public init(

@@ -63,6 +63,18 @@ package struct PolicyEvaluator {
       }
     }
 
+    // Issue 39: a request the person at the machine cannot see is shown in the desktop's dialog when its caller
+    // has one (an app through polkit); the finger is asked there, by the module in polkit-1's stack.
+    if request.hidden, request.interactionAllowed, !request.remote, let dialog = request.systemDialog {
+      guard hasPasscode(record, for: user) else { return finish(.failure(.passcodeNotSet, .none), request) }
+      if request.policy == .deviceOwnerAuthenticationWithBiometrics,
+        case .unusable(let code, let detail) = status(of: record, reader, remote: false)
+      {
+        return finish(.failure(code, detail), request)
+      }
+      return finish(dialog(), request)
+    }
+
     let biometry = status(of: record, reader, remote: request.remote, hidden: request.hidden)
     switch request.policy {
     case .deviceOwnerAuthenticationWithBiometrics:

@@ -102,7 +102,27 @@ public struct UserAuthentication {
       if locker.name != nil { log.log(.debug, "The passcode is asked of user \(user) before the finger: \(locker.reason).") }
     }
     request.passcodeCapture = passcodeCapture
-    return .evaluated(try evaluator.evaluate(request, loaded: record))
+    // Issue 39: inside polkit's agent helper (the module's own process), every authentication is recorded in the
+    // dialogs the helper keeps open for the user's apps, with how it ended (DialogLedger).
+    guard namesCommand, service == DialogLedger.service else {
+      return .evaluated(try evaluator.evaluate(request, loaded: record))
+    }
+    let ledger = DialogLedger(root: options.runtimeRoot)
+    let dialogs = ledger.beginRun(user: user, processID: origin.processID)
+    let outcome: EvaluationOutcome
+    do { outcome = try evaluator.evaluate(request, loaded: record) } catch {
+      ledger.endRun(in: dialogs, processID: origin.processID, method: nil)
+      throw error
+    }
+    if case .success(let method) = outcome {
+      ledger.endRun(in: dialogs, processID: origin.processID, method: method)
+    } else {
+      ledger.endRun(in: dialogs, processID: origin.processID, method: nil)
+    }
+    if !dialogs.isEmpty {
+      log.log(.info, "Recorded this polkit-1 authentication of user \(user) for the dialog of app pid \(dialogs[0].appPID).")
+    }
+    return .evaluated(outcome)
   }
 
   /// Whether this authentication comes from a remote session (PAM_RHOST, PAM_TTY's utmp record, the login

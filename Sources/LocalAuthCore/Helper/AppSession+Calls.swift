@@ -19,11 +19,25 @@ extension AppSession {
       user: user, origin: RequestOrigin.current(service: application, tty: terminal, processID: callerPID),
       service: application, subject: "app \(application) (pid \(callerPID))", purpose: .app(processID: callerPID),
       guiServices: { prompt.ownInterface ? self.ownDialogServices() : [] })
-    return requests.request(
+    var request = requests.request(
       for: requester, policy: policy, reason: reason, fallbackTitle: prompt.fallbackTitle, cancelTitle: prompt.cancelTitle,
       reuseDuration: min(Double(prompt.reuseSeconds), EvaluationRequest.maximumReuseDuration, options.evaluation.reuseLimit),
       interactionAllowed: !prompt.interactionNotAllowed, session: remoteSession(), cancellation: hangUp,
       terminalPrograms: options.terminalPrograms, sensorPresent: dependencies.sensor.modality != nil, log: log)
+    // Issue 39: an app the person at the machine cannot see in a terminal gets the desktop's dialog (polkit).
+    if request.hidden, !request.remote, options.appDialog, let ask = dependencies.askPolkit {
+      let channel = self.channel
+      let hangUp = self.hangUp
+      let dialog = PolkitDialog(
+        ask: ask, ledger: DialogLedger(root: options.runtimeRoot), application: application, uid: Syscalls.realUserID,
+        withdrawn: {
+          if channel.peerHungUp() { hangUp.cancel() }
+          return hangUp.isCancelled
+        }, log: log)
+      let shown = request
+      request.systemDialog = { dialog.run(shown) }
+    }
+    return request
   }
 
   /// The services whose request counts as shown by the app's own dialog: the app's name when its executable is a
@@ -80,7 +94,7 @@ extension AppSession {
   func feature(_ call: FeatureRequest) throws(LocalAuthError) -> AppReply {
     guard isValidItemName(call.name) else { throw .helper(.broken(.malformed("an invalid feature name"))) }
     if let enable = call.enable {
-      guard enable || authorization.biometry || authorization.passcode != nil else {
+      guard enable || authorization.biometry || authorization.passcode != nil || authorization.passcodeAccepted else {
         throw .keychain(.authenticationFailed)
       }
       let administration = Administration(store: dependencies.store, clock: dependencies.clock, settings: options.evaluation)

@@ -159,6 +159,7 @@ package final class AppSession {
       if method == .passcode {
         authorization.passcode?.wipe()
         authorization.passcode = capture.secret.map { SecretBytes($0.bytes) }
+        authorization.passcodeAccepted = true
       } else {
         authorization.biometry = true
         authorization.domainState = state

@@ -92,6 +92,10 @@ public struct KeychainAuthorization {
   package var domainState: String?
   /// The passcode, when it was entered and accepted (passcode-keyed items are decrypted with it).
   package var passcode: SecretBytes?
+  /// True when the owner was authenticated without the finger and without the passcode's bytes reaching the
+  /// helper: the desktop's dialog approved by the passcode or the login password (PolkitDialog). It satisfies
+  /// `.userPresence`, never biometry nor `.devicePasscode`, which needs the passcode itself (it may key the item).
+  package var passcodeAccepted = false
   /// The application password typed or set on the context, for applicationPassword items.
   package var applicationPassword: SecretBytes?
 
@@ -139,7 +143,7 @@ extension KeychainConstraint {
   /// True when `authorization` satisfies this constraint for an item added under `storedDomainState`.
   func isSatisfied(by authorization: KeychainAuthorization, storedDomainState: String?) -> Bool {
     switch self {
-    case .ownerAuthentication: authorization.biometry || authorization.passcode != nil
+    case .ownerAuthentication: authorization.biometry || authorization.passcode != nil || authorization.passcodeAccepted
     case .biometry(let currentSet):
       authorization.biometry && (!currentSet || (storedDomainState != nil && authorization.domainState == storedDomainState))
     case .passcode: authorization.passcode != nil

@@ -79,6 +79,7 @@ public struct KeychainReader {
     switch outcome {
     case .success(.passcode):
       authorization.passcode = capture.secret.map { SecretBytes($0.bytes) }
+      authorization.passcodeAccepted = true
     case .success:
       authorization.biometry = true
       authorization.domainState = try dependencies.store.load(request.user)?.domainState
