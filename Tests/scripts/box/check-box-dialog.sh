@@ -27,8 +27,8 @@ flow app-dialog "8. An app without a terminal, pkttyagent registered for it: the
   "expect:Place your finger" "$(touch_step lbox-alice)" "expect:APP-OUT" "eof"
 check "the session is on seat0 and active" has 'SESSION id=[0-9]+ seat=seat0 active=yes'
 check "the app has no terminal" has '^APP-PID [0-9]+ tty=\?$'
-check "pkttyagent is asked for org.localauth.evaluate" has '^==== AUTHENTICATING FOR org\.localauth\.evaluate ====$'
-check "the dialog names the app and its reason (polkit.message)" has "^$MESSAGE\$"
+check "pkttyagent is asked for org.localauth.evaluate" has '==== AUTHENTICATING FOR org\.localauth\.evaluate ===='
+check "the dialog names the app and its reason (polkit.message)" has "$MESSAGE\$"
 check "the module's finger prompt shows in the dialog" has "^$FINGER_PKTTY\$"
 check "a touch: the app's evaluation succeeds, no passcode asked" has_but_not '^APP-OUT evaluate success' 'Enter Passcode'
 end_flow "$before"
@@ -47,7 +47,7 @@ flow app-bio-passcode "8. The biometrics policy, three wrong fingers then the pa
   "expect:Place your finger" "$(touch_step lbox-alice 3 someone-else)" "expect:Enter Passcode: " "sleep:0.5" \
   "send:2468" "expect:APP-OUT" "eof"
 check "pkttyagent is asked for org.localauth.evaluate.biometrics" \
-  has '^==== AUTHENTICATING FOR org\.localauth\.evaluate\.biometrics ====$'
+  has '==== AUTHENTICATING FOR org\.localauth\.evaluate\.biometrics ===='
 check "three wrong fingers: the passcode prompt in the dialog" has 'Enter Passcode: '
 check "the passcode is not biometry: evaluate error -1 (authenticationFailed)" has '^APP-OUT evaluate error -1 '
 end_flow "$before"
@@ -62,7 +62,7 @@ before=$FAILS
 flow app-item-touch "8. The .biometryCurrentSet item read by an app without a terminal: a touch in the dialog" \
   lbox-alice seat0 "app pkttyagent read lbox vault" \
   "expect:Place your finger" "$(touch_step lbox-alice)" "expect:APP-OUT" "eof"
-check "the dialog names the app and the read's reason" has '^“la-app” is trying to read your lbox password\.$'
+check "the dialog names the app and the read's reason" has '“la-app” is trying to read your lbox password\.$'
 check "a touch: the item is read" has '^APP-OUT status 0 data secret-vault '
 end_flow "$before"
 before=$FAILS
@@ -82,6 +82,7 @@ desk_flow() {
   local name=$1 title=$2; shift 2
   CASE=$name OUT=$LOGS/$name.txt
   echo "$title"
+  : >"$OUT"
   pace
   mark_journal
   inbox systemd-run --quiet --collect --unit=lbox-desk -p PAMName=login -p User=lbox-alice -E XDG_SEAT=seat0 \
@@ -99,13 +100,23 @@ picture() {
   if [ -n "${3:-}" ]; then inbox env DISPLAY=:8 import -window "$3" png:- >"$LOGS/$1.png" 2>/dev/null
   else inbox env DISPLAY=:8 import -window root -trim +repage png:- >"$LOGS/$1.png" 2>/dev/null; fi
 }
-# end_desk: the app's answer joins the transcript; the display session ends.
+# end_desk: the app's answer joins the transcript; the display session ends, its programs with it (logind keeps a
+# session's processes when its unit stops).
 end_desk() {
+  local id
   wait_for 15 grep -q '^APP-OUT' "$DESK"
   LAST_END=$(date +%s%N)
   inbox cat "$DESK" >>"$OUT" 2>&1
+  id=$(sed -n 's/^SESSION id=\([0-9]*\).*/\1/p' "$OUT" | head -n 1)
+  [ -z "$id" ] || inbox loginctl terminate-session "$id" >/dev/null 2>&1
   inbox systemctl stop lbox-desk.service >/dev/null 2>&1
+  wait_for 10 sh -c '! test -e /tmp/.X11-unix/X8'
 }
+
+# The sessions earlier cases left to lbox-alice (their units stopped, their processes kept) end first, so that the
+# display session polkitd judges the user manager's app by (logind's Display) is the one opened here.
+inbox loginctl terminate-user lbox-alice >/dev/null 2>&1
+wait_for 15 sh -c '! loginctl show-user lbox-alice >/dev/null 2>&1'
 
 before=$FAILS
 desk_flow desk-lxpolkit "8. lxpolkit under Xvfb, the app started in the display session: a touch" lxpolkit session evaluate owner
