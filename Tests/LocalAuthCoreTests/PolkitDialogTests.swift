@@ -33,19 +33,23 @@ struct PolkitDialogTests {
     }
     #expect(PolkitDialog.outcome(of: yes, runs: two, policy: owner).1.contains("2 polkit-1 authentications ran"))
     #expect(PolkitDialog.outcome(of: yes, runs: passcode, policy: biometrics).1.contains("which the biometrics policy refuses"))
-    // Dismissed: userCancel (-2); no agent: notInteractive (-1004), with the reason in the log sentence.
+    // Dismissed: userCancel (-2). No agent, no polkitd: no dialog (nil), the request goes on as one without a dialog
+    // (notInteractive, -1004, or the app's own prompter), with the reason in the log sentence.
     let dismissed = PolkitReply.answered(authorized: false, challenge: false, dismissed: true)
     #expect(PolkitDialog.outcome(of: dismissed, runs: finger, policy: owner).0 == .failure(.userCancel, .none))
     let noAgent = PolkitDialog.outcome(of: .answered(authorized: false, challenge: true, dismissed: false), runs: [], policy: owner)
-    #expect(noAgent.0 == .failure(.notInteractive, .none))
+    #expect(noAgent.0 == nil)
     #expect(noAgent.1 == "was not shown: no polkit authentication agent is registered for its session.")
     // A refusal after an authentication ran: authenticationFailed (-1); without one (an inactive session): -1004.
     let no = PolkitReply.answered(authorized: false, challenge: false, dismissed: false)
     #expect(PolkitDialog.outcome(of: no, runs: unixPassword, policy: owner).0 == .failure(.authenticationFailed, .none))
     #expect(PolkitDialog.outcome(of: no, runs: [], policy: owner).0 == .failure(.notInteractive, .none))
+    // Cancel at the module's prompt, where the agent (pkttyagent, lxpolkit) reports no dismissal: userCancel (-2).
+    let cancelled = [Run(processID: 7, ended: true, method: nil, cancelled: true)]
+    #expect(PolkitDialog.outcome(of: no, runs: cancelled, policy: owner) == (.failure(.userCancel, .none), "was cancelled at its prompt."))
     // polkitd absent, the app gone, no answer in time.
     let absent = PolkitDialog.outcome(of: .failed("org.freedesktop.DBus.Error.ServiceUnknown"), runs: [], policy: owner)
-    #expect(absent.0 == .failure(.notInteractive, .none))
+    #expect(absent.0 == nil)
     #expect(absent.1.contains("org.freedesktop.DBus.Error.ServiceUnknown"))
     #expect(PolkitDialog.outcome(of: .cancelled, runs: [], policy: owner).0 == .failure(.appCancel, .none))
     #expect(PolkitDialog.outcome(of: .timedOut, runs: [], policy: owner).0 == .failure(.systemCancel, .none))
@@ -67,6 +71,9 @@ struct PolkitDialogTests {
     #expect(seen == [dialog])
     ledger.endRun(in: seen, processID: 42, method: .biometry)
     #expect(ledger.close(dialog) == [Run(processID: 42, ended: true, method: .biometry)])
+    let again = try ledger.open(user: alice, appPID: 4242)
+    ledger.endRun(in: ledger.beginRun(user: alice, processID: 44), processID: 44, method: nil, cancelled: true)
+    #expect(ledger.close(again) == [Run(processID: 44, ended: true, method: nil, cancelled: true)])
     #expect(ledger.open(for: alice).isEmpty)
     // A run that begins after the dialog closed is recorded nowhere.
     #expect(ledger.beginRun(user: alice, processID: 43).isEmpty)
@@ -139,6 +146,16 @@ struct PolkitDialogTests {
       ask: { _, withdrawn in withdrawn() ? .cancelled : .timedOut }, ledger: ledger, application: "notes", uid: 1000,
       withdrawn: { true }, log: log)
     #expect(gone.run(request) == .failure(.appCancel, .none))
+  }
+
+  @Test("app_dialog= parses as yes or no, on by default, and the report names it")
+  func option() throws {
+    #expect(Options().appDialog)
+    #expect(Options().settingLines.contains("app_dialog=yes"))
+    let off = try OptionParser.parse(arguments: ["app_dialog=no"], readFile: { _ in nil }).options
+    #expect(!off.appDialog)
+    #expect(off.settingLines.contains("app_dialog=no"))
+    #expect(throws: ConfigError.self) { try OptionParser.parse(arguments: ["app_dialog=maybe"], readFile: { _ in nil }) }
   }
 
   @Test("the evaluator shows a hidden request in the dialog only when interaction is allowed and a passcode is set")

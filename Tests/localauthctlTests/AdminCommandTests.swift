@@ -160,6 +160,7 @@ struct AdminCommandTests {
     let lines = ok.stdout.split(separator: "\n").map(String.init)
     #expect(lines.contains("gui_services=gdm-password,polkit-1"), "\(ok.stdout)")
     #expect(lines.contains("confirm=no"), "\(ok.stdout)")
+    #expect(lines.contains("app_dialog=yes"), "\(ok.stdout)")
     #expect(lines.contains("policy=deviceOwnerAuthenticationWithBiometrics"))
     #expect(lines.contains("timeout=5"))
     #expect(lines.contains("lockout_threshold=3"))

@@ -31,6 +31,7 @@ extension Options {
     lines.append("terminal_programs=\(terminalPrograms.joined(separator: ","))")
     lines.append("locker_programs=\(lockerPrograms.joined(separator: ","))")
     lines.append("confirm=\(confirm ? "yes" : "no")")
+    lines.append("app_dialog=\(appDialog ? "yes" : "no")")
     lines.append("helper=\(helperPath)")
     return lines
   }

@@ -74,8 +74,9 @@ public struct EvaluationRequest {
   /// request, no sensor).
   package var visibilityRecheck: (() -> String?)?
   /// Shows a hidden request in the desktop's own dialog instead (an app without a visible terminal: PolkitDialog)
-  /// and returns its outcome; nil when there is none, and a hidden request gets no finger.
-  package var systemDialog: (() -> EvaluationOutcome)?
+  /// and returns its outcome, or nil when it could show none; nil when there is none. Without a dialog a hidden
+  /// request gets no finger.
+  package var systemDialog: (() -> EvaluationOutcome?)?
 
   /// Describes an evaluation.
   public init(

@@ -65,6 +65,7 @@ package struct PolicyEvaluator {
 
     // Issue 39: a request the person at the machine cannot see is shown in the desktop's dialog when its caller
     // has one (an app through polkit); the finger is asked there, by the module in polkit-1's stack.
+    // No dialog shown (no polkitd, no agent): on as without one.
     if request.hidden, request.interactionAllowed, !request.remote, let dialog = request.systemDialog {
       guard hasPasscode(record, for: user) else { return finish(.failure(.passcodeNotSet, .none), request) }
       if request.policy == .deviceOwnerAuthenticationWithBiometrics,
@@ -72,7 +73,7 @@ package struct PolicyEvaluator {
       {
         return finish(.failure(code, detail), request)
       }
-      return finish(dialog(), request)
+      if let outcome = dialog() { return finish(outcome, request) }
     }
 
     let biometry = status(of: record, reader, remote: request.remote, hidden: request.hidden)

@@ -111,13 +111,15 @@ public struct UserAuthentication {
     let dialogs = ledger.beginRun(user: user, processID: origin.processID)
     let outcome: EvaluationOutcome
     do { outcome = try evaluator.evaluate(request, loaded: record) } catch {
-      ledger.endRun(in: dialogs, processID: origin.processID, method: nil)
+      // The agent's conversation gone (its window closed, pkttyagent interrupted) is the user's Cancel.
+      let cancelled = if case .prompt = error { true } else { false }
+      ledger.endRun(in: dialogs, processID: origin.processID, method: nil, cancelled: cancelled)
       throw error
     }
-    if case .success(let method) = outcome {
-      ledger.endRun(in: dialogs, processID: origin.processID, method: method)
-    } else {
-      ledger.endRun(in: dialogs, processID: origin.processID, method: nil)
+    switch outcome {
+    case .success(let method): ledger.endRun(in: dialogs, processID: origin.processID, method: method)
+    case .failure(let code, _):
+      ledger.endRun(in: dialogs, processID: origin.processID, method: nil, cancelled: code == .userCancel)
     }
     if !dialogs.isEmpty {
       log.log(.info, "Recorded this polkit-1 authentication of user \(user) for the dialog of app pid \(dialogs[0].appPID).")

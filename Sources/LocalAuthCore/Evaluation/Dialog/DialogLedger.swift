@@ -42,6 +42,17 @@ package struct DialogLedger: Sendable {
     package var ended: Bool
     /// How the module authenticated the user in it; nil when it did not (a later module of the stack may have).
     package var method: AuthMethod?
+    /// True when the user cancelled in it (Cancel at the passcode prompt, the agent's conversation gone): pkttyagent
+    /// and lxpolkit do not tell polkitd that a dialog was dismissed, so the helper learns it here.
+    package var cancelled = false
+
+    /// Describes a run.
+    package init(processID: Int32, ended: Bool, method: AuthMethod?, cancelled: Bool = false) {
+      self.processID = processID
+      self.ended = ended
+      self.method = method
+      self.cancelled = cancelled
+    }
   }
 
   static let header = "localauth-dialog 1"
@@ -98,12 +109,14 @@ package struct DialogLedger: Sendable {
   }
 
   /// Records how the authentication `beginRun` announced in `dialogs` ended.
-  package func endRun(in dialogs: [Dialog], processID pid: Int32, method: AuthMethod?) {
-    for dialog in dialogs { write(Run(processID: pid, ended: true, method: method), in: dialog) }
+  package func endRun(in dialogs: [Dialog], processID pid: Int32, method: AuthMethod?, cancelled: Bool = false) {
+    for dialog in dialogs { write(Run(processID: pid, ended: true, method: method, cancelled: cancelled), in: dialog) }
   }
 
   private func write(_ run: Run, in dialog: Dialog) {
-    let text = "\(Self.header)\nended \(run.ended ? "yes" : "no")\nmethod \(run.method?.rawValue ?? "-")\n"
+    let text =
+      "\(Self.header)\nended \(run.ended ? "yes" : "no")\nmethod \(run.method?.rawValue ?? "-")\n"
+      + "cancelled \(run.cancelled ? "yes" : "no")\n"
     try? FileSyscalls.atomicWrite(
       Array(text.utf8), directory: folder + "/" + dialog.id, name: "run-\(run.processID)", flushFolder: false,
       flushFile: false)
@@ -125,7 +138,10 @@ package struct DialogLedger: Sendable {
         runs.append(Run(processID: pid, ended: false, method: nil))
         continue
       }
-      runs.append(Run(processID: pid, ended: fields["ended"] == "yes", method: fields["method"].flatMap { AuthMethod(rawValue: $0) }))
+      runs.append(
+        Run(
+          processID: pid, ended: fields["ended"] == "yes", method: fields["method"].flatMap { AuthMethod(rawValue: $0) },
+          cancelled: fields["cancelled"] == "yes"))
     }
     _ = try? FileSyscalls.removeDirectory(path)
     return runs.sorted { $0.processID < $1.processID }

@@ -56,17 +56,19 @@ package struct PolkitDialog {
       message: Self.message(application: application, reason: request.reason), timeout: Self.longestOpen)
   }
 
-  /// Shows `request` in the dialog and returns the evaluation's outcome.
-  package func run(_ request: EvaluationRequest) -> EvaluationOutcome {
+  /// Shows `request` in the dialog and returns the evaluation's outcome; nil when no dialog could be shown (no
+  /// polkitd, no agent for the app's session), and the request goes on as one without a dialog (`notInteractive`,
+  /// or the app's own prompter).
+  package func run(_ request: EvaluationRequest) -> EvaluationOutcome? {
     let who = "app \(application) (pid \(request.origin.processID)) of user \(request.user)"
     guard let question = question(for: request) else {
       log.log(.notice, "No dialog for \(who): its process cannot be read.")
-      return .failure(.notInteractive, .none)
+      return nil
     }
     let dialog: DialogLedger.Dialog
     do { dialog = try ledger.open(user: request.user, appPID: request.origin.processID) } catch {
       log.log(.error, "No dialog for \(who): the dialog cannot be recorded: \(error).")
-      return .failure(.notInteractive, .none)
+      return nil
     }
     log.log(.info, "Asked polkit (\(question.action)) to show the request of \(who) in the desktop's dialog.")
     let cancellation = request.cancellation
@@ -74,15 +76,15 @@ package struct PolkitDialog {
     let reply = ask(question) { cancellation?.isCancelled == true || withdrawn() }
     let runs = ledger.close(dialog)
     let (outcome, sentence) = Self.outcome(of: reply, runs: runs, policy: request.policy)
-    log.log(outcome.isSuccess ? .info : .notice, "The dialog of \(who) " + sentence)
+    log.log(outcome?.isSuccess == true ? .info : .notice, "The dialog of \(who) " + sentence)
     return outcome
   }
 
-  /// The outcome of polkit's `reply` given the polkit-1 authentications the ledger recorded, and the rest of the log
-  /// sentence that says why.
+  /// The outcome of polkit's `reply` given the polkit-1 authentications the ledger recorded (nil when no dialog was
+  /// shown), and the rest of the log sentence that says why.
   package static func outcome(
     of reply: PolkitReply, runs: [DialogLedger.Run], policy: AuthPolicy
-  ) -> (EvaluationOutcome, String) {
+  ) -> (EvaluationOutcome?, String) {
     switch reply {
     case .answered(authorized: true, _, _):
       let finger = runs.count == 1 && runs[0].ended && runs[0].method == .biometry
@@ -100,15 +102,16 @@ package struct PolkitDialog {
     case .answered(authorized: false, _, dismissed: true):
       return (.failure(.userCancel, .none), "was dismissed.")
     case .answered(authorized: false, challenge: true, _):
-      return (.failure(.notInteractive, .none), "was not shown: no polkit authentication agent is registered for its session.")
+      return (nil, "was not shown: no polkit authentication agent is registered for its session.")
     case .answered(authorized: false, challenge: false, _):
+      if runs.last?.cancelled == true { return (.failure(.userCancel, .none), "was cancelled at its prompt.") }
       guard runs.isEmpty else { return (.failure(.authenticationFailed, .none), "was refused: the authentication failed.") }
       return (
         .failure(.notInteractive, .none),
         "was refused without a dialog: its session is not active at the machine (or a polkit rule refused it)."
       )
     case .failed(let why):
-      return (.failure(.notInteractive, .none), "was not shown: polkitd cannot be asked (\(LogText.token(why))).")
+      return (nil, "was not shown: polkitd cannot be asked (\(LogText.token(why))).")
     case .cancelled:
       return (.failure(.appCancel, .none), "was cancelled: the app ended its request.")
     case .timedOut:
