@@ -8,11 +8,13 @@
 # What polkitd 122 answers (probed in this box): a touch in the dialog → authorized; no agent → a challenge never
 # made (is_challenge); a dismissed dialog → polkit.dismissed, which only GNOME's kind of agent reports (GNOME Shell,
 # polkit-gnome): pkttyagent cannot be dismissed (Ctrl-C ends it, EOF aborts it) and lxpolkit's Cancel is a failure;
-# an inactive or remote session → not authorized, with no dialog. So the dismissed flow uses polkit-gnome.
+# an inactive or remote session → not authorized, with no dialog. The helper answers userCancel for all three kinds
+# of Cancel (for pkttyagent's and lxpolkit's, from how the module's run in polkit-1 ended).
 #
-# Flows: pkttyagent registered for the app (`pkttyagent --process`) on the session's terminal: a touch, no agent, the
-# biometrics policy answered with the passcode, a .biometryCurrentSet keychain item; under Xvfb: lxpolkit (the app
-# in the session, as LXDE starts apps) and polkit-gnome (the app a unit of the user manager, as GNOME starts apps),
+# Flows: pkttyagent registered for the app (`pkttyagent --process`) on the session's terminal: a touch, the agent
+# ended, no agent, the biometrics policy answered with the passcode, a .biometryCurrentSet keychain item; under Xvfb:
+# lxpolkit (the app in the session, as LXDE starts apps; a touch, Cancel) and polkit-gnome (the app a unit of the
+# user manager, as GNOME starts apps; a touch, Escape),
 # each dialog pictured in $LOGS/NAME.png (docs/images/polkit-dialog.png is one of them, committed once).
 
 MESSAGE='“la-app” is trying to open the notes vault\.'
@@ -31,6 +33,16 @@ check "pkttyagent is asked for org.localauth.evaluate" has '==== AUTHENTICATING 
 check "the dialog names the app and its reason (polkit.message)" has "$MESSAGE\$"
 check "the module's finger prompt shows in the dialog" has "^$FINGER_PKTTY\$"
 check "a touch: the app's evaluation succeeds, no passcode asked" has_but_not '^APP-OUT evaluate success' 'Enter Passcode'
+end_flow "$before"
+
+# pkttyagent cannot be dismissed: the user ends it (Ctrl-C, here SIGINT to the agent alone) while the finger waits;
+# polkitd reports no dismissal, the module's run ended with the agent's conversation gone.
+before=$FAILS
+flow app-agent-gone "8. An app without a terminal: pkttyagent ended (SIGINT) while the finger waits: userCancel" \
+  lbox-alice seat0 "app pkttyagent evaluate owner" \
+  "expect:Place your finger" "sleep:0.3" 'run:kill -INT "$(cat /home/lbox-alice/agent.pid)"' "expect:APP-OUT" "eof"
+check "pkttyagent showed the finger prompt, then ended" has_all "$FINGER_PKTTY" '^AGENT-EXIT=[1-9]'
+check "the agent gone: evaluate error -2 (userCancel)" has '^APP-OUT evaluate error -2 '
 end_flow "$before"
 
 before=$FAILS
@@ -135,6 +147,24 @@ check "lxpolkit's dialog and its message window (the module's finger prompt) are
 check "the touch reaches the dialog's prompt" has "Presented lbox-alice's finger right-index to prompt [0-9a-f]+ \(lbox-alice asks for lbox-alice through polkit-1\)"
 check "a touch: the app's evaluation succeeds" has '^APP-OUT evaluate success'
 check "the dialog's picture is kept ($LOGS/desk-lxpolkit.png)" test -s "$LOGS/desk-lxpolkit.png"
+end_flow "$before"
+
+# lxpolkit's Cancel is no dismissal to polkitd either: the module's run ends in userCancel.
+before=$FAILS
+desk_flow desk-lxpolkit-cancel "8. lxpolkit under Xvfb: Cancel" lxpolkit session evaluate owner
+win=$(window '^Authentication$') info=$(window '^Information$')
+echo "WINDOWS dialog=${win:-none} info=${info:-none}" >>"$OUT"
+sleep 0.5
+# OK on the message window, then Cancel (left of OK at the dialog's bottom right).
+for w in $info $win; do
+  offset=50
+  [ "$w" = "$win" ] && offset=150
+  inbox env DISPLAY=:8 sh -c "eval \$(xdotool getwindowgeometry --shell $w); xdotool mousemove \$((X + WIDTH - $offset)) \$((Y + HEIGHT - 25)) click 1"
+  sleep 0.5
+done
+end_desk
+check "lxpolkit's dialog and its message window are on the screen" has 'WINDOWS dialog=[0-9]+ info=[0-9]+'
+check "Cancel: evaluate error -2 (userCancel)" has '^APP-OUT evaluate error -2 '
 end_flow "$before"
 
 before=$FAILS

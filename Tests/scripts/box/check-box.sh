@@ -22,9 +22,9 @@
 #  7. Data protection: an app's WhenUnlocked item reads while the user's seat0 session is unlocked, not while logind's
 #     LockedHint is set; an AfterFirstUnlock item reads in both.
 #  8. An app without a terminal gets the desktop's dialog (polkit; check-box-dialog.sh): pkttyagent names the app and
-#     its reason, a touch succeeds; no agent: -1004; the biometrics policy answered with the passcode: -1; a
-#     .biometryCurrentSet item reads after a touch, not after the passcode; lxpolkit and polkit-gnome under Xvfb: a
-#     touch succeeds (pictured), polkit-gnome dismissed: -2.
+#     its reason, a touch succeeds, the agent ended: -2; no agent: -1004; the biometrics policy answered with the
+#     passcode: -1; a .biometryCurrentSet item reads after a touch, not after the passcode; lxpolkit and polkit-gnome
+#     under Xvfb: a touch succeeds (pictured), Cancel (lxpolkit) and Escape (polkit-gnome): -2.
 #
 # Needs root. Environment: LOCALAUTH_MODULE (the Makefile's STAGED folder), PAMDIR; BOX_LOGS=DIR keeps each
 # flow's transcript and the box's journal there.
