@@ -12,8 +12,10 @@
 # common-password through pam-auth-update). The attack tests of issue 37 run Debian's i3lock and polkitd's
 # polkit-agent-helper-1 as the programs a user's malware disguises itself as or starts. The real-desktop tests (issue
 # 38) boot systemd in a throw-away container (Tests/scripts/box/: systemd-container's nsenter comes with util-linux)
-# with pkexec and pkttyagent, and drive i3lock and xterm under Xvfb with xdotool. valgrind and time are installed by `make valgrind` and `make bench`
-# when they run.
+# with pkexec and pkttyagent, and drive i3lock and xterm under Xvfb with xdotool; an app's dialog (issue 39) is drawn
+# by graphical polkit agents, lxpolkit (LXDE's) and polkit-gnome (policykit-1-gnome: GNOME's kind, the one that reports
+# a dismissed dialog to polkitd), pictured with ImageMagick's import. valgrind and time are installed by `make valgrind`
+# and `make bench` when they run.
 set -eu
 
 BUILD="libpam0g-dev libcrypt-dev libssl-dev libtss2-dev pkg-config binutils"
@@ -21,7 +23,7 @@ TEST="pamtester libpam-wrapper openssh-server openssh-client python3 login sudo 
       fprintd libfprint-2-2 python3-dbusmock libpam-fprintd dbus libglib2.0-bin
       swtpm libtss2-esys-3.0.2-0 libtss2-mu0 libtss2-tctildr0 libtss2-tcti-swtpm0 libtss2-tcti-device0
       gnome-keyring libpam-gnome-keyring libsecret-tools debhelper lintian openssl i3lock polkitd
-      pkexec xvfb xdotool xterm systemd libpam-systemd"
+      pkexec xvfb xdotool xterm systemd libpam-systemd lxpolkit policykit-1-gnome imagemagick"
 [ $# -gt 0 ] || set -- $BUILD $TEST
 
 missing=""

@@ -13,6 +13,7 @@ set -eu
 DEB=${1:?usage: check-deb.sh PACKAGE.deb}
 PKG=libpam-localauth
 CONF=/etc/security/localauth.conf
+ACTIONS=/usr/share/polkit-1/actions/org.localauth.policy
 STATE=/var/lib/localauth
 MULTIARCH=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 MODULE=/usr/lib/$MULTIARCH/security/pam_localauth.so
@@ -30,7 +31,7 @@ ldconfig -p | grep -q 'libpam_wrapper\.so ' || die "libpam-wrapper is missing (m
 if dpkg-query -W -f='${db:Status-Status}' "$PKG" 2>/dev/null | grep -qv '^not-installed$'; then
   die "$PKG is installed on this machine; the test installs and purges it: dpkg --purge $PKG first"
 fi
-for f in /usr/sbin/localauthctl /usr/sbin/localauth-helper /usr/share/pam-configs/localauth \
+for f in /usr/sbin/localauthctl /usr/sbin/localauth-helper /usr/share/pam-configs/localauth "$ACTIONS" \
   /lib/"$MULTIARCH"/security/pam_localauth.so; do
   [ ! -e "$f" ] || die "$f is there (make install?): the package would take it over and remove it; make uninstall first"
 done
@@ -118,6 +119,7 @@ for round in 1 2; do
   check "$CONF, 0644, a conffile" sh -c "[ \"\$(stat -c %a $CONF)\" = 644 ] && dpkg-query -W -f='\${Conffiles}' $PKG | grep -q ' $CONF '"
   check "$STATE made by postinst, 0700 root:root" mode_owner_is "700 root:root" "$STATE"
   check "profiles in /usr/share/pam-configs" test -f /usr/share/pam-configs/localauth -a -f /usr/share/pam-configs/localauth-keyring
+  check "polkit's action file $ACTIONS, 0644 root:root" mode_owner_is "644 root:root" "$ACTIONS"
   check "tmpfiles.d entry for /run/localauth (0700 root)" grep -q '^d /run/localauth 0700 root root' /usr/lib/tmpfiles.d/$PKG.conf
   check "man pages pam_localauth(8), localauthctl(8), localauth-helper(8), localauth.conf(5)" sh -c \
     "man -w 8 pam_localauth && man -w 8 localauthctl && man -w 8 localauth-helper && man -w 5 localauth.conf"
@@ -142,8 +144,8 @@ for round in 1 2; do
   check "the reinstall keeps the edited conffile and the state" sh -c \
     "grep -qx '# edited by check-deb' $CONF && [ -n \"\$(ls -A $STATE)\" ]"
   check "dpkg -r" dpkg -r "$PKG"
-  check "removed: module, helper, localauthctl and profiles gone" sh -c \
-    "[ ! -e $MODULE ] && [ ! -e $EXTRA ] && [ ! -e /usr/sbin/localauth-helper ] && [ ! -e /usr/sbin/localauthctl ] && [ ! -e /usr/share/pam-configs/localauth ]"
+  check "removed: module, helper, localauthctl, profiles and the action file gone" sh -c \
+    "[ ! -e $MODULE ] && [ ! -e $EXTRA ] && [ ! -e /usr/sbin/localauth-helper ] && [ ! -e /usr/sbin/localauthctl ] && [ ! -e /usr/share/pam-configs/localauth ] && [ ! -e $ACTIONS ]"
   check "dpkg -r leaves /etc/pam.d/common-* as before the install, byte for byte" common_unchanged
   check "dpkg -r keeps the configuration and the state in $STATE (rc)" sh -c \
     "dpkg-query -W -f='\${db:Status-Abbrev}' $PKG | grep -q '^rc' && grep -qx '# edited by check-deb' $CONF && [ -n \"\$(ls -A $STATE)\" ]"

@@ -60,8 +60,9 @@ check "localauth-helper owned by root" test "$(stat -c %u "$STAGE/usr/sbin/local
 check "example configuration, mode 0644" mode_is 644 "$STAGE/etc/security/localauth.conf"
 check "pam-auth-update profile, mode 0644" mode_is 644 "$STAGE/usr/share/pam-configs/localauth"
 check "the keyring profile, mode 0644" mode_is 644 "$STAGE/usr/share/pam-configs/localauth-keyring"
+check "polkit's action file in /usr/share/polkit-1/actions, mode 0644" mode_is 644 "$STAGE/usr/share/polkit-1/actions/org.localauth.policy"
 check "state folder, mode 0700" mode_is 700 "$STAGE/var/lib/localauth"
-check "nothing else installed" test "$(find "$STAGE" -type f | wc -l)" -eq 7
+check "nothing else installed" test "$(find "$STAGE" -type f | wc -l)" -eq 8
 check "installed module is the built one" cmp "$MODULE" "$STAGE$PAMDIR/pam_localauth.so"
 check "installed library is the built one" cmp "$(dirname "$MODULE")/pam_localauth/extra.so" "$STAGE$PAMDIR/pam_localauth/extra.so"
 check "every configuration line is a comment or blank" test -z "$(grep -v '^[[:space:]]*\(#.*\)\?$' "$STAGE/etc/security/localauth.conf")"
@@ -69,9 +70,10 @@ echo "# edited" >>"$STAGE/etc/security/localauth.conf"
 make -s -C "$ROOT" install DESTDIR="$STAGE" >/dev/null 2>&1
 check "a second install keeps an edited configuration" grep -q '^# edited$' "$STAGE/etc/security/localauth.conf"
 make -s -C "$ROOT" uninstall DESTDIR="$STAGE" >/dev/null 2>&1
-check "uninstall removes the module, the tool, the helper and the profiles" \
+check "uninstall removes the module, the tool, the helper, the profiles and the action file" \
   test ! -e "$STAGE$PAMDIR/pam_localauth.so" -a ! -e "$STAGE$PAMDIR/pam_localauth" -a ! -e "$STAGE/usr/sbin/localauthctl" -a ! -e "$STAGE/usr/sbin/localauth-helper" \
-    -a ! -e "$STAGE/usr/share/pam-configs/localauth" -a ! -e "$STAGE/usr/share/pam-configs/localauth-keyring"
+    -a ! -e "$STAGE/usr/share/pam-configs/localauth" -a ! -e "$STAGE/usr/share/pam-configs/localauth-keyring" \
+    -a ! -e "$STAGE/usr/share/polkit-1/actions/org.localauth.policy"
 check "uninstall keeps the configuration and the state folder" test -f "$STAGE/etc/security/localauth.conf" -a -d "$STAGE/var/lib/localauth"
 
 # ---- 2. pam-auth-update on a staged root -----------------------------------------------------------------

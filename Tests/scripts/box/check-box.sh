@@ -21,6 +21,10 @@
 #  6. An SSH login on the box's loopback (a remote logind session): sudo and pkexec get the passcode.
 #  7. Data protection: an app's WhenUnlocked item reads while the user's seat0 session is unlocked, not while logind's
 #     LockedHint is set; an AfterFirstUnlock item reads in both.
+#  8. An app without a terminal gets the desktop's dialog (polkit; check-box-dialog.sh): pkttyagent names the app and
+#     its reason, a touch succeeds, the agent ended: -2; no agent: -1004; the biometrics policy answered with the
+#     passcode: -1; a .biometryCurrentSet item reads after a touch, not after the passcode; lxpolkit and polkit-gnome
+#     under Xvfb: a touch succeeds (pictured), Cancel (lxpolkit) and Escape (polkit-gnome): -2.
 #
 # Needs root. Environment: LOCALAUTH_MODULE (the Makefile's STAGED folder), PAMDIR; BOX_LOGS=DIR keeps each
 # flow's transcript and the box's journal there.
@@ -30,8 +34,9 @@ BOX=$HERE/box.sh
 LIB=/opt/localauth-box
 PAMDIR=${PAMDIR:-$(pkg-config --variable=libdir pam 2>/dev/null || echo /lib/x86_64-linux-gnu)/security}
 export PAMDIR
-# What `make install` writes to under /usr, which is otherwise the host's, read-only, in the box (box.sh).
-export BOX_USR_WRITABLE="$PAMDIR /usr/sbin /usr/share/pam-configs"
+# What `make install` writes to under /usr, which is otherwise the host's, read-only, in the box (box.sh); polkitd
+# reads actions only from /usr/share/polkit-1/actions.
+export BOX_USR_WRITABLE="$PAMDIR /usr/sbin /usr/share/pam-configs /usr/share/polkit-1/actions"
 PASSES=0
 FAILS=0
 
@@ -39,11 +44,12 @@ die() { echo "check-box: $*" >&2; exit 1; }
 [ "$(id -u)" -eq 0 ] || die "run as root"
 [ -f "${LOCALAUTH_MODULE:-}" ] || die "LOCALAUTH_MODULE must name the staged module (make check-box)"
 [ -x "${LOCALAUTH_APP:-}" ] || die "LOCALAUTH_APP must name the staged la-app (make check-box)"
-for tool in systemd-run nsenter unshare python3 sudo pkexec pkttyagent Xvfb xterm xdotool; do
+for tool in systemd-run nsenter unshare python3 sudo pkexec pkttyagent Xvfb xterm xdotool lxpolkit import; do
   command -v "$tool" >/dev/null || [ -x "/usr/sbin/$tool" ] || die "$tool is missing (make deps)"
 done
 [ -x /lib/systemd/systemd ] || die "systemd is missing (make deps)"
 [ -x /usr/lib/polkit-1/polkit-agent-helper-1 ] || die "polkitd is missing (make deps)"
+[ -x /usr/lib/policykit-1-gnome/polkit-gnome-authentication-agent-1 ] || die "polkit-gnome is missing (make deps)"
 
 WORK=$(mktemp -d /tmp/localauth-box.XXXXXX) || die "mktemp failed"
 LOGS=${BOX_LOGS:-$WORK/logs}
@@ -61,6 +67,11 @@ trap 'exit 130' INT TERM HUP
 inbox() { "$BOX" ns "$WORK/box" "$@"; }
 t_start=$(date +%s%N)
 ms_since() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
+wait_for() { # wait_for SECONDS COMMAND...: true once the command succeeds in the box
+  local n=$(($1 * 10)); shift
+  while [ "$n" -gt 0 ]; do inbox "$@" >/dev/null 2>&1 && return 0; sleep 0.1; n=$((n - 1)); done
+  return 1
+}
 
 # ---- Checks and the module's log ----------------------------------------------------------------------------------
 CASE="" OUT="" CURSOR=""
@@ -94,6 +105,7 @@ pace() {
 
 # flow NAME TITLE USER SEAT|noseat SESSION-STEP DRIVER-STEP...: runs session.sh SESSION-STEP as USER in a new logind
 # session (on seat0 or none) on a pseudo-terminal, driven by the steps; the transcript goes to $LOGS/NAME.txt (OUT).
+# SESSION-STEP may carry arguments, separated by spaces ("app pkttyagent evaluate owner").
 flow() {
   local name=$1 title=$2 user=$3 seat=$4 step=$5; shift 5
   local where=()
@@ -104,7 +116,7 @@ flow() {
   mark_journal
   inbox python3 "$LIB/e2e-ptydrive.py" --timeout 10 "$@" -- \
     systemd-run --quiet --pty --collect --service-type=exec -p PAMName=login -p User="$user" "${where[@]}" \
-    -p WorkingDirectory=/home/"$user" -- "$LIB/session.sh" "$step" >"$OUT" 2>&1
+    -p WorkingDirectory=/home/"$user" -- "$LIB/session.sh" $step >"$OUT" 2>&1
   LAST_END=$(date +%s%N)
   sed -i 's/\r//g' "$OUT"
 }
@@ -202,11 +214,6 @@ um() {
   uid=$(inbox id -u "$user")
   inbox setpriv --reuid="$user" --regid="$user" --init-groups env XDG_RUNTIME_DIR=/run/user/"$uid" \
     systemd-run --user --quiet "$@"
-}
-wait_for() { # wait_for SECONDS COMMAND...: true once the command succeeds in the box
-  local n=$(($1 * 10)); shift
-  while [ "$n" -gt 0 ]; do inbox "$@" >/dev/null 2>&1 && return 0; sleep 0.1; n=$((n - 1)); done
-  return 1
 }
 # answer_xterm LOG: lbox-alice's sudo in an xterm on display :7 that logs what it shows to LOG: a touch for the
 # finger's prompt, else the passcode typed into the window; then LOG joins the flow's transcript.
@@ -349,6 +356,10 @@ check "locked: the WhenUnlocked item is errSecInteractionNotAllowed (-25308)" ha
 check "locked: the AfterFirstUnlock item is still read" has '^LOCKED-AFU status 0 data secret-afu'
 check "unlocked again: the WhenUnlocked item is read" has '^AGAIN-WU status 0 data secret-wu'
 end_flow "$before"
+
+# ---- 8. An app without a terminal gets the desktop's dialog (polkit) ------------------------------------------------
+# shellcheck source=Tests/scripts/box/check-box-dialog.sh
+. "$HERE/check-box-dialog.sh"
 
 # ---- Teardown ------------------------------------------------------------------------------------------------------
 echo "Stopping the box"

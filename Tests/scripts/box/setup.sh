@@ -2,7 +2,7 @@
 # setup.sh ROOT: prepares the box's root (box.sh start's SETUP, run before the boot; ROOT is the overlay, whose writes
 # land in the box's tmpfs) as an administrator would prepare a Debian desktop after `make install`:
 # - the built files where scripts/install.sh puts them (the module and pam_localauth/extra.so in the PAM folder, the
-#   setuid localauth-helper and localauthctl in /usr/sbin), from the folder named by LOCALAUTH_MODULE (the Makefile's
+#   setuid localauth-helper and localauthctl in /usr/sbin, polkit's action file org.localauth.policy), from the folder named by LOCALAUTH_MODULE (the Makefile's
 #   STAGED folder, scripts/stage-artifacts.sh), with a state folder of the box's own;
 # - PAM as docs/INSTALL.md section 4 says, one service at a time: the shipped pam.d/login (its auth line and
 #   `session optional pam_localauth.so`, which records each login session in the ledger) and pam.d/sudo, and
@@ -14,7 +14,7 @@
 #   lbox-carol (no rights; the second person at seat0);
 # - the suite's programs in /opt/localauth-box: session.sh (what runs in a session) and e2e-ptydrive.py.
 # The box's /usr is the host's, read-only, but for the folders `make install` writes to (PAMDIR, /usr/sbin,
-# /usr/share/pam-configs), which check-box.sh has box.sh make writable copies of (BOX_USR_WRITABLE).
+# /usr/share/pam-configs, /usr/share/polkit-1/actions), which check-box.sh has box.sh make writable copies of (BOX_USR_WRITABLE).
 # Environment: LOCALAUTH_MODULE (required), PAMDIR (default: the Makefile's).
 set -eu
 R=${1:?setup.sh ROOT}
