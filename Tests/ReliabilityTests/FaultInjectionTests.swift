@@ -128,15 +128,16 @@ struct FaultInjectionTests {
     let tail = Array(trace.calls.drop(while: { $0 != "lock /locks/alice" }))
     #expect(
       tail == [
-        "lock /locks/alice", "open /users/alice", "stat /users/alice", "read /users/alice",
+        "lock /locks/alice", "open /users/alice", "stat /users/alice", "read /users/alice", "open /users/..success.alice",
         "open /users/.alice.tmp", "write /users/.alice.tmp", "fsync /users/.alice.tmp", "rename /users/alice",
         "open /users", "fsync /users",
       ], "\(trace.calls)")
     report("crash safety: an update is, in order: " + tail.joined(separator: ", ") + " (paths under the state folder)")
   }
 
-  /// A write that only records a success (RecordDurability.swift) is flushed and renamed, without the folder's flush.
-  @Test func aSuccessWriteSkipsOnlyTheFolderFlush() throws {
+  /// A write that only records a success (RecordDurability.swift) is the success note, renamed into place without
+  /// any flush (SuccessNote.swift); the next failure is the whole record, both flushes, and the note goes.
+  @Test func aSuccessWriteIsANoteWithoutFlushes() throws {
     defer { fileFaultInjector = nil }
     let folder = TemporaryFolder("success-order")
     let store = FileStateStore(root: folder.state)
@@ -156,10 +157,20 @@ struct FaultInjectionTests {
     try store.update(user) { $0.biometricFailures = 1 }
     let failure = Array(trace.calls.drop(while: { $0 != "lock /locks/alice" }))
     fileFaultInjector = nil
-    #expect(Array(success.suffix(3)) == ["write /users/.alice.tmp", "fsync /users/.alice.tmp", "rename /users/alice"], "\(success)")
-    #expect(Array(failure.suffix(3)) == ["rename /users/alice", "open /users", "fsync /users"], "\(failure)")
+    #expect(
+      Array(success.suffix(3)) == ["open /users/..success-new.alice", "write /users/..success-new.alice", "rename /users/..success.alice"],
+      "\(success)")
+    #expect(!success.contains { $0.hasPrefix("fsync") }, "\(success)")
+    #expect(
+      Array(failure.suffix(6)) == [
+        "write /users/.alice.tmp", "fsync /users/.alice.tmp", "rename /users/alice", "open /users", "fsync /users",
+        "unlink /users/..success.alice",
+      ], "\(failure)")
     #expect(try store.load(user)?.biometricFailures == 1 && store.load(user)?.lastSuccess == WallTime(seconds: 1_000))
-    report("crash safety: a success ends with " + success.suffix(3).joined(separator: ", ") + "; a failure with " + failure.suffix(3).joined(separator: ", "))
+    #expect(access(folder.state + "/users/..success.alice", F_OK) != 0, "the note was left after the whole write")
+    report(
+      "crash safety: a success ends with " + success.suffix(3).joined(separator: ", ") + " (no fsync); a failure with "
+        + failure.suffix(6).joined(separator: ", "))
   }
 
   @Test func storeOperationsFailingInTurnLoseNothing() throws {

@@ -1,6 +1,7 @@
 /// The state folder: one versioned file per user, written atomically, changed under a per-user flock.
 ///
-/// Layout: `<root>/users/<name>` (records), `<root>/locks/<name>` (flock targets, since a rename
+/// Layout: `<root>/users/<name>` (records), `<root>/users/..success.<name>` (the last successes, SuccessNote.swift),
+/// `<root>/locks/<name>` (flock targets, since a rename
 /// replaces the record's inode), `<root>/sensor/<name>/` (the simulated sensor's queue). Every folder and
 /// file must be owned by root and not writable by group or others, and so must every folder above the state
 /// folder unless sticky (TrustedAncestors.swift); nothing follows a symbolic link, and a record has one name.
@@ -17,7 +18,7 @@ package final class FileStateStore: StateStore {
   /// successful authentication (lock-free load, then the locked read-modify-write) decodes the record once, and a
   /// display manager or login loop that authenticates again with an unchanged record decodes it not at all.
   /// It holds one record (what the file holds, readable by root only), in processes that run as root.
-  nonisolated(unsafe) private static var lastDecoded: (path: String, bytes: [UInt8], record: UserRecord)?
+  nonisolated(unsafe) private static var lastDecoded: (path: String, bytes: [UInt8], record: UserRecord, serial: String?)?
   private static let lastDecodedLock = Mutex()
 
   /// The default state folder.
@@ -32,7 +33,7 @@ package final class FileStateStore: StateStore {
   package func load(_ user: UserName) throws(LocalAuthError) -> UserRecord? {
     do {
       guard try checkLayout(creating: false) else { return nil }
-      return try read(user)
+      return try read(user)?.current
     } catch {
       throw .state(error)
     }
@@ -44,15 +45,23 @@ package final class FileStateStore: StateStore {
       _ = try checkLayout(creating: true)
       let lock = try FileSyscalls.lockExclusive(locksDirectory + "/" + user.value)
       defer { lock.release() }
-      let original = try read(user)
+      let stored = try read(user)
+      let original = stored?.current
       var record = original ?? UserRecord()
       do { try body(&record) } catch { refusal = error }
       if refusal == nil, record != original {
-        // RecordDurability.swift: a write that only records a success need not wait for the folder's flush.
-        let flushFolder = !(original.map { record.onlyRecordsSuccess(over: $0) } ?? false)
-        try FileSyscalls.atomicWrite(
-          StateCodec.encode(record), directory: usersDirectory, name: user.value, temporaryName: "." + user.value + ".tmp",
-          flushFolder: flushFolder)
+        if let stored, let serial = stored.serial, let original, record.onlyRecordsSuccess(over: original) {
+          // SuccessNote.swift: a success need not wait for the disk; its loss leaves the stricter state.
+          try FileSyscalls.atomicWrite(
+            SuccessNote.encode(record, serial: serial), directory: usersDirectory, name: SuccessNote.name(of: user),
+            temporaryName: SuccessNote.temporaryName(of: user), flushFolder: false, flushFile: false)
+        } else {
+          try FileSyscalls.atomicWrite(
+            StateCodec.encode(record, serial: SuccessNote.newSerial()), directory: usersDirectory, name: user.value,
+            temporaryName: "." + user.value + ".tmp")
+          // The note names the replaced record's serial, so it no longer applies; removed to keep the folder tidy.
+          if stored?.noted == true { try? FileSyscalls.remove(usersDirectory + "/" + SuccessNote.name(of: user)) }
+        }
       }
     } catch {
       throw .state(error)
@@ -66,6 +75,7 @@ package final class FileStateStore: StateStore {
       let lock = try FileSyscalls.lockExclusive(locksDirectory + "/" + user.value)
       defer { lock.release() }
       try FileSyscalls.remove(recordPath(user))
+      try FileSyscalls.remove(usersDirectory + "/" + SuccessNote.name(of: user))
     } catch {
       throw .state(error)
     }
@@ -82,15 +92,37 @@ package final class FileStateStore: StateStore {
     }
   }
 
-  private func read(_ user: UserName) throws(StateError) -> UserRecord? {
+  /// A record as stored: the record file, its serial, and the record as its success note leaves it.
+  private struct StoredRecord {
+    var serial: String?
+    var current: UserRecord
+    /// Whether a note file was there (applying or not).
+    var noted: Bool
+  }
+
+  private func read(_ user: UserName) throws(StateError) -> StoredRecord? {
     let path = recordPath(user)
     guard let bytes = try FileSyscalls.readTrustedFile(path, limit: StateCodec.maximumSize) else { return nil }
+    let decoded: (record: UserRecord, serial: String?)
     if let last = Self.lastDecodedLock.withLock({ Self.lastDecoded }), last.path == path, last.bytes == bytes {
-      return last.record
+      decoded = (last.record, last.serial)
+    } else {
+      var serial: String?
+      let record = try StateCodec.decode(bytes, path: path, serial: &serial)
+      Self.lastDecodedLock.withLock { Self.lastDecoded = (path, bytes, record, serial) }
+      decoded = (record, serial)
     }
-    let record = try StateCodec.decode(bytes, path: path)
-    Self.lastDecodedLock.withLock { Self.lastDecoded = (path, bytes, record) }
-    return record
+    // The note's damage is ignored (SuccessNote.swift); an I/O error or an unsafe file is not.
+    let notePath = usersDirectory + "/" + SuccessNote.name(of: user)
+    let note: [UInt8]?
+    do {
+      note = try FileSyscalls.readTrustedFile(notePath, limit: StateCodec.maximumSize)
+    } catch .tooLarge {
+      note = []
+    }
+    return StoredRecord(
+      serial: decoded.serial, current: SuccessNote.apply(note, path: notePath, to: decoded.record, serial: decoded.serial),
+      noted: note != nil)
   }
 
   /// Checks (or creates) the folders; false when the state folder does not exist and `creating` is false.

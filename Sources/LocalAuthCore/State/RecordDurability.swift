@@ -1,12 +1,12 @@
-/// Which record writes must reach the disk before the answer, and which may trail it.
+/// Which record writes must reach the disk before the answer, and which need not wait for it.
 ///
-/// Every write is a temporary file flushed to disk and renamed over the record, so that no crash ever leaves a
-/// torn or empty record. Flushing the folder as well makes the rename itself survive a power failure; it is
-/// skipped when the new record only records a success. Such a write, lost with the power, leaves the earlier
-/// record in place, and the earlier record asks at least as much of the user: more failures counted, older
-/// success times (so an earlier end to the reuse window and to the biometric time limits), the enrollment
-/// change not yet confirmed. Failures, lockouts, delays, enrollment, passcode and feature changes, and the end
-/// of a reuse window are always flushed in full before the module answers.
+/// A write whose loss to a power failure could make the next authentication more lenient must be on the disk
+/// before the module answers: a failure charged, a lockout, a passcode delay, an enrollment, passcode or feature
+/// change, the end of a reuse window. The store writes those as a whole record: a temporary file flushed to disk,
+/// renamed over the record, the folder flushed. A write that only records a success (failures reset, success times
+/// and reuse stamps moved forward, the enrollment change confirmed, nothing else changed) can only make the next
+/// authentication stricter if it is lost: the earlier state asks at least as much of the user. The store writes
+/// those as a success note beside the record, without waiting for the disk (SuccessNote.swift).
 extension UserRecord {
   /// True when replacing `earlier` with this record only records a success (see the type's discussion).
   package func onlyRecordsSuccess(over earlier: UserRecord) -> Bool {
@@ -28,17 +28,24 @@ extension UserRecord {
     for stamp in earlier.reuseStamps where reuseStamp(for: stamp.purpose) == nil { return false }
     if acknowledgedDomainState != earlier.acknowledgedDomainState, acknowledgedDomainState != domainState { return false }
     // Everything else must be exactly as before.
-    var expected = earlier
-    expected.biometricFailures = biometricFailures
-    expected.passcodeFailures = passcodeFailures
-    expected.lastWrongPasscodeHash = lastWrongPasscodeHash
-    expected.passcodeNextAllowed = passcodeNextAllowed
-    expected.lastPasscodeSuccess = lastPasscodeSuccess
-    expected.lastBiometricSuccess = lastBiometricSuccess
-    expected.lastSuccess = lastSuccess
-    expected.lastPasscodeBootID = lastPasscodeBootID
-    expected.reuseStamps = reuseStamps
-    expected.acknowledgedDomainState = acknowledgedDomainState
-    return expected == self
+    return earlier.withSuccessFields(of: self) == self
+  }
+
+  /// This record with the fields a success may change taken from `later`: failure counts, the last wrong
+  /// passcode, the passcode's delay, the success times and boot, the reuse stamps and the acknowledged enrollment.
+  /// What a success note carries (SuccessNote.swift) and all that `onlyRecordsSuccess` lets differ.
+  package func withSuccessFields(of later: UserRecord) -> UserRecord {
+    var merged = self
+    merged.biometricFailures = later.biometricFailures
+    merged.passcodeFailures = later.passcodeFailures
+    merged.lastWrongPasscodeHash = later.lastWrongPasscodeHash
+    merged.passcodeNextAllowed = later.passcodeNextAllowed
+    merged.lastPasscodeSuccess = later.lastPasscodeSuccess
+    merged.lastBiometricSuccess = later.lastBiometricSuccess
+    merged.lastSuccess = later.lastSuccess
+    merged.lastPasscodeBootID = later.lastPasscodeBootID
+    merged.reuseStamps = later.reuseStamps
+    merged.acknowledgedDomainState = later.acknowledgedDomainState
+    return merged
   }
 }

@@ -17,10 +17,11 @@ package enum StateCodec {
     "passcode.hash", "passcode.failures", "passcode.last-wrong", "passcode.next-allowed", "passcode.last-success",
     "passcode.last-success-boot", "biometry.failures", "biometry.last-success", "success.last", "enrollment.generation",
     "enrollment.domain-state", "enrollment.acknowledged", "app-password.failures", "app-password.next-allowed",
+    "record.serial",
   ]
 
-  /// Encodes a record.
-  package static func encode(_ record: UserRecord) -> [UInt8] {
+  /// Encodes a record, with the serial of a durable write when the store gives one (SuccessNote.swift).
+  package static func encode(_ record: UserRecord, serial: String? = nil) -> [UInt8] {
     var bytes: [UInt8] = []
     bytes.reserveCapacity(2048 + 1536 * record.templates.count)
     func line(_ text: String) {
@@ -34,6 +35,7 @@ package enum StateCodec {
       line(value)
     }
     line("\(magic) \(currentVersion)")
+    put("record.serial", serial)
     put("passcode.hash", record.passcodeHash)
     put("passcode.failures", String(record.passcodeFailures))
     put("passcode.last-wrong", record.lastWrongPasscodeHash)
@@ -67,6 +69,12 @@ package enum StateCodec {
 
   /// Decodes a record, naming `path` in any error.
   package static func decode(_ bytes: [UInt8], path: String) throws(StateError) -> UserRecord {
+    var serial: String?
+    return try decode(bytes, path: path, serial: &serial)
+  }
+
+  /// Decodes a record and the serial it was written with (nil when it has none).
+  package static func decode(_ bytes: [UInt8], path: String, serial: inout String?) throws(StateError) -> UserRecord {
     guard bytes.count <= maximumSize else { throw .tooLarge(path: path, limit: maximumSize) }
     guard !bytes.isEmpty else { throw .corrupt(path: path, reason: "the file is empty") }
     guard let text = String(validating: bytes, as: UTF8.self) else {
@@ -111,6 +119,7 @@ package enum StateCodec {
         return String(raw)
       }
       switch key {
+      case "record.serial": serial = try token(value)
       case "passcode.hash": record.passcodeHash = try token(value)
       case "passcode.failures": record.passcodeFailures = try count()
       case "passcode.last-wrong": record.lastWrongPasscodeHash = try token(value)
