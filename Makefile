@@ -86,6 +86,14 @@ $(EXTRA): $(EMBEDDED_DIR)/LocalAuthCore.o $(EMBEDDED_DIR)/PAMLocalAuthExtra.o $(
 	$(CLANG) $(EMBEDDED_SHARED) $(OUTLINER) -Wl,--version-script="$(CURDIR)/$(LINK_INPUTS)/extra.map" -o $(EMBEDDED_DIR)/pam_localauth/$(@F) $(filter %.o,$^) $(EMBEDDED_LIBS)/libswiftUnicodeDataTables.a -lpam
 	strip --strip-unneeded -o $@ $(EMBEDDED_DIR)/pam_localauth/$(@F)
 
+# make bench's one-module alternative (issue 40, item 4): every part in one pam_localauth.so, from the objects extra.so
+# is built from (no LOCALAUTH_HOT_MODULE), linked exactly like $(MODULE); never installed, built for the bench only.
+ONE_MODULE := $(BUILD)/one-module/pam_localauth.so
+$(ONE_MODULE): $(EMBEDDED_DIR)/LocalAuthCore.o $(EMBEDDED_DIR)/PAMLocalAuthExtra.o $(EMBEDDED_DIR)/rounding.o $(LINK_INPUTS)/exports.map $(LINK_INPUTS)/module.order
+	@mkdir -p $(@D) $(EMBEDDED_DIR)/one-module
+	$(CLANG) $(EMBEDDED_LINK) -Wl,--symbol-ordering-file="$(CURDIR)/$(LINK_INPUTS)/module.order" -Wl,--no-warn-symbol-ordering -o $(EMBEDDED_DIR)/one-module/$(@F) $(filter %.o,$^) $(EMBEDDED_LIBS)/libswiftUnicodeDataTables.a -lpam
+	strip --strip-unneeded -o $@ $(EMBEDDED_DIR)/one-module/$(@F)
+
 # localauth-helper in Embedded Swift, like the module: no Swift runtime in a setuid program.
 helper: build-prereqs $(HELPER)
 $(EMBEDDED_DIR)/LocalAuthHelper.o: $(HELPER_SOURCES) $(EMBEDDED_DIR)/LocalAuthCore.o $(C_HEADERS)
@@ -190,8 +198,9 @@ pam-cycles-run:
 demo: deps module helper tools
 	$(STAGED) setsid --wait bash scripts/demo.sh
 # Against pam_permit and pam_unix: build/bench.json and docs/PERFORMANCE.md (scripts/bench.sh); BENCH_QUICK=1: a smoke run.
+# Figures 1e and 3d measure build/one-module/pam_localauth.so beside the installed split module.
 BENCH_QUICK ?=
-bench: deps module helper tools app-client $(BUILD)/bench_floor.so
+bench: deps module helper tools app-client $(BUILD)/bench_floor.so $(ONE_MODULE)
 	@SWIFT="$(SWIFT)" BENCH_QUICK="$(BENCH_QUICK)" scripts/bench.sh $(BUILD)
 # Touch to success against another build (scripts/touch-latency.py): make touch-latency REFERENCE=DIR [ROUNDS=30].
 ROUNDS ?= 30

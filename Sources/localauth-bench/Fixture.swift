@@ -18,6 +18,10 @@ struct BenchPaths {
   var extraLibrary: String { build + "/pam_localauth/extra.so" }
   /// build/bench_floor.so: a minimal Swift PAM module linked like pam_localauth (Sources/BenchFloorModule); nil when absent.
   var floorModule: String? { access(build + "/bench_floor.so", R_OK) == 0 ? build + "/bench_floor.so" : nil }
+  /// build/one-module/pam_localauth.so: every part in one library, no extra.so (make bench; issue 40, item 4); nil when absent.
+  var oneModule: String? {
+    access(build + "/one-module/pam_localauth.so", R_OK) == 0 ? build + "/one-module/pam_localauth.so" : nil
+  }
   /// build/localauthctl.
   var ctl: String { build + "/localauthctl" }
   /// The scratch folder, removed and recreated on every run.
@@ -77,7 +81,8 @@ struct BenchPaths {
   /// `gui_services=` (docs/RULES.md, "Intent"), so the finger is asked (pamtester runs as root, whose services in
   /// gui_services need no /proc read; figure 9 times the check for a request from a terminal).
   func writeStack(_ name: String, _ lines: [String]) throws {
-    let marked = lines.map { "auth " + $0 + ($0.contains(module) ? " gui_services=" + name : "") }
+    let modules = [module] + (oneModule.map { [$0] } ?? [])
+    let marked = lines.map { line in "auth " + line + (modules.contains { line.contains($0) } ? " gui_services=" + name : "") }
     try services.write(name, lines: marked + ["account required " + securityDir + "/pam_permit.so"])
   }
 

@@ -31,9 +31,17 @@ struct WholeProcessBench {
       try BenchState(root: folder + "/state-bio", user: user.name, modality: .touchID, items: ["right-index"], passcode: passcode, cost: cost)
     }
     if let memory { try paths.writeService("wp-bio-tmpfs", "\(paths.module) conf=\(paths.conf) state_dir=\(memory.root) timeout=2") }
+    // The one-module alternative (OneModuleFigures.swift): the same path, its own state and runtime folders.
+    let one = try paths.oneModule.map { library in
+      let state = try BenchState(
+        root: paths.work + "/state-one", runtime: paths.runtimeFolder("one"), user: user.name, modality: .touchID, items: ["right-index"],
+        passcode: passcode, cost: cost)
+      try paths.writeService("wp-one", "\(library) conf=\(paths.conf) \(state.folderArguments) timeout=2")
+      return state
+    }
 
     // The reboot rule asks for the passcode first in every boot: one passcode authentication, as a user would.
-    for service in ["wp-bio"] + (memory == nil ? [] : ["wp-bio-tmpfs"]) {
+    for service in ["wp-bio"] + (memory == nil ? [] : ["wp-bio-tmpfs"]) + (one == nil ? [] : ["wp-one"]) {
       let first = pamtester(service, stdin: secretFile)
       guard first.exitCode == 0 else { throw SetupError("The setup passcode authentication failed (exit \(first.exitCode); see \(paths.log)).") }
     }
@@ -44,18 +52,23 @@ struct WholeProcessBench {
     if let floor = paths.floorModule { try paths.writeService("wp-floor", "\(floor) conf=\(paths.conf)") }
     let floorColumn = paths.floorModule == nil ? nil : runs.count
     if floorColumn != nil { runs.append({ pamtester("wp-floor") }) }
+    let oneColumn = one == nil ? nil : runs.count
+    if oneColumn != nil { runs.append({ pamtester("wp-one") }) }
     let timing = rotate(
-      rounds: counts.wholeProcessPairs, warmUp: 3, before: { touch(bio) && (memory.map { touch($0) } ?? true) }, runs: runs,
+      rounds: counts.wholeProcessPairs, warmUp: 3,
+      before: { touch(bio) && (memory.map { touch($0) } ?? true) && (one.map { touch($0) } ?? true) }, runs: runs,
       onFailure: {
         bio.clearQueue()
         memory?.clearQueue()
+        one?.clearQueue()
       })
     report.figures.append(biometricFigure(timing))
     report.figures.append(loadFigure(timing))
     if memory != nil { report.figures.append(memoryStateFigure(timing)) }
     if let floorColumn { report.figures.append(floorFigure(timing, column: floorColumn)) }
+    if let oneColumn { report.figures.append(oneModuleTimeFigure(timing, column: oneColumn)) }
     try PasscodeBench(whole: self).run(into: &report)
-    report.figures.append(contentsOf: memoryFigures(bio))
+    report.figures.append(contentsOf: memoryFigures(bio, one: one))
   }
 
   func pamtester(_ service: String, stdin: String = "/dev/null") -> ProcessResult {
@@ -191,7 +204,7 @@ struct WholeProcessBench {
       ]))
   }
 
-  private func memoryFigures(_ bio: BenchState) -> [Figure] {
+  private func memoryFigures(_ bio: BenchState, one: BenchState?) -> [Figure] {
     let output = paths.work + "/time.out"
     let timeTool = access("/usr/bin/time", X_OK) == 0 ? "/usr/bin/time" : nil
     func measured(_ service: String) -> ProcessResult {
@@ -205,13 +218,21 @@ struct WholeProcessBench {
     }
     // As after a reboot: the first run reads the files in, as the kernel's own read-ahead lays them out.
     sync()
-    for file in [paths.module, paths.securityDir + "/pam_permit.so"] + (paths.floorModule.map { [$0] } ?? []) { dropFromPageCache(file) }
+    let libraries = [paths.module, paths.securityDir + "/pam_permit.so"] + (paths.floorModule.map { [$0] } ?? [])
+    for file in libraries + (one == nil ? [] : paths.oneModule.map { [$0] } ?? []) { dropFromPageCache(file) }
     var runs = [{ measured("wp-bio") }, { measured("wp-permit") }, { measured("wp-load") }]
     let floorColumn = paths.floorModule == nil ? nil : runs.count
     if floorColumn != nil { runs.append({ measured("wp-floor") }) }
+    let oneColumn = one == nil ? nil : runs.count
+    if oneColumn != nil { runs.append({ measured("wp-one") }) }
     let rounds = rotate(
-      rounds: counts.memoryPairs, warmUp: 1, before: { touch(bio) }, runs: runs, measure: { $0.maxResidentKiB },
-      onFailure: { bio.clearQueue() })
+      rounds: counts.memoryPairs, warmUp: 1, before: { touch(bio) && (one.map { touch($0) } ?? true) }, runs: runs,
+      measure: { $0.maxResidentKiB },
+      onFailure: {
+        bio.clearQueue()
+        one?.clearQueue()
+      })
+    let oneFigures = oneColumn.map { [oneModuleMemoryFigure(rounds, column: $0)] } ?? []
     let samples = rounds.pairs(0, against: 1)
     let a = Summary(samples.subject)
     let b = Summary(samples.reference)
@@ -232,7 +253,7 @@ struct WholeProcessBench {
         ("failed_rounds", .number(Double(samples.failures))), ("tool", .string(timeTool ?? "wait4")),
         ("target_difference_kib", .number(2048)),
       ]))
-    guard let floorColumn else { return [figure] }
+    guard let floorColumn else { return [figure] + oneFigures }
     let floorSamples = rounds.pairs(floorColumn, against: 1)
     let floor = Summary(floorSamples.subject)
     let floorExtra = Summary(floorSamples.differences)
@@ -251,7 +272,7 @@ struct WholeProcessBench {
           ("unit", .string("KiB")), ("subject", floor?.json() ?? .null), ("reference", b?.json() ?? .null),
           ("difference_kib", floorExtra?.json() ?? .null), ("localauth_over_floor_kib", beyond?.json() ?? .null),
         ])),
-    ]
+    ] + oneFigures
   }
 }
 

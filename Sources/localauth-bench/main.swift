@@ -148,6 +148,10 @@ enum Bench {
       "Items 1d and 3b measure a floor: build/bench_floor.so (Sources/BenchFloorModule), a PAM module in Swift that only reads "
         + "its user, its arguments and one small file and answers PAM_SUCCESS, built in Embedded Swift with the same flags and "
         + "version script as pam_localauth, and run in the same rotation.",
+      "Items 1e and 3d measure the one-module alternative (issue 40, item 4): build/one-module/pam_localauth.so, the objects "
+        + "pam_localauth/extra.so is built from (every part, no LOCALAUTH_HOT_MODULE) linked exactly like the installed module "
+        + "(its version script and symbol ordering, stripped), never installed; it runs in the same rotation as figures 1 and 3 with "
+        + "a state folder of its own, so that the split module and one module are compared on the same machine at the same moments.",
       "Item 3: before its rounds, the module and pam_permit.so are written back and dropped from the page cache (sync, "
         + "posix_fadvise DONTNEED), so that the first run reads them in as a sudo after a reboot does. The kernel maps a file's pages "
         + "in 64 KiB windows around each page touched (fault-around), so a process's resident size depends on how the file's pages "
