@@ -84,17 +84,21 @@ enum ExtraLibrary {
 }
 
 extension PAMEntry.Operation {
-  /// The operations in the order of their numbers on the library's entry point (1 is the first); append only.
-  static let numbered: [PAMEntry.Operation] = [
-    .authenticate, .setCredentials, .accountManagement, .changeAuthToken, .openSession, .closeSession,
-  ]
-
-  /// The operation's number on the library's entry point.
-  var code: CInt { CInt((Self.numbered.firstIndex(of: self) ?? -1) + 1) }
+  /// The operation's number on the library's entry point; a number, once given, is never reused.
+  var code: CInt {
+    switch self {
+    case .authenticate: 1
+    case .setCredentials: 2
+    case .accountManagement: 3
+    case .changeAuthToken: 4
+    case .openSession: 5
+    case .closeSession: 6
+    }
+  }
 
   /// The operation numbered `code`, or nil.
   init?(code: CInt) {
-    guard code >= 1, Int(code) <= Self.numbered.count else { return nil }
-    self = Self.numbered[Int(code) - 1]
+    guard let operation = Self.allCases.first(where: { $0.code == code }) else { return nil }
+    self = operation
   }
 }

@@ -44,12 +44,10 @@ enum PAMEntry {
       handle.syslog(LOG_ERR, "Configuration error, pam_sm_\(operation.rawValue) refused: \(error)")
       return PAMResult.code(for: .config(error))
     }
-    #if LOCALAUTH_HOT_MODULE
-      // The installed module: an operation that needs a rarely used part runs whole in pam_localauth/extra.so.
-      if ExtraLibrary.runs(operation, parsed.options) {
-        return ExtraLibrary.run(operation, handle: handle, flags: flags, argc, argv)
-      }
-    #endif
+    // The installed module: an operation that needs a rarely used part runs whole in pam_localauth/extra.so.
+    if ModuleBuild.handsOver(operation, parsed.options) {
+      return ExtraLibrary.run(operation, handle: handle, flags: flags, argc, argv)
+    }
     let context = makeContext(handle: handle, flags: flags, parsed: parsed)
     do {
       return try perform(operation, context)
@@ -79,12 +77,7 @@ enum PAMEntry {
     let options = parsed.options
     let log = SyslogLog(handle: handle, debug: options.debug)
     for warning in parsed.warnings { log.log(.error, warning) }
-    #if LOCALAUTH_HOT_MODULE
-      // Neither fprintd nor the keychain: ExtraLibrary.runs sent the operations that need them to the library.
-      let dependencies = Dependencies.liveSimulated(options, prompter: ConversationPrompter(handle: handle), log: log)
-    #else
-      let dependencies = Dependencies.live(options, prompter: ConversationPrompter(handle: handle), log: log)
-    #endif
+    let dependencies = ModuleBuild.dependencies(options, prompter: ConversationPrompter(handle: handle), log: log)
     return Context(
       handle: handle, flags: flags, options: options, log: log, dependencies: dependencies,
       service: handle.item(PAM_SERVICE) ?? "unknown")
@@ -103,11 +96,7 @@ enum PAMEntry {
     switch operation {
     case .authenticate: try Authenticate.run(context)
     case .closeSession: try Sessions.close(context)
-    #if LOCALAUTH_HOT_MODULE
-      case .changeAuthToken: PAMResult.code(for: PAMFailure.extraLibraryUnusable)  // ExtraLibrary.runs took it
-    #else
-      case .changeAuthToken: try ChangeAuthToken.run(context)
-    #endif
+    case .changeAuthToken: try ModuleBuild.changeAuthToken(context)
     case .setCredentials: PAMResult.code(for: .credentialsUnchanged)
     case .accountManagement: PAMResult.code(for: .accountNotManaged)
     case .openSession: Sessions.open(context)

@@ -142,7 +142,7 @@ struct WholeProcessBench {
       json: .object([
         ("unit", .string("ms")), ("subject", ours?.json(scale: 1e3) ?? .null), ("reference", reference?.json(scale: 1e3) ?? .null),
         ("ratio", ratio?.json() ?? .null), ("difference_ms", extra?.json(scale: 1e3) ?? .null),
-        ("failed_rounds", .number(Double(samples.failures))), ("target_ratio", .number(2.0)),
+        ("failed_rounds", .number(Double(samples.failures))), ("target_ratio", .number(1.5)),
       ]))
   }
 
@@ -251,7 +251,7 @@ struct WholeProcessBench {
         ("unit", .string("KiB")), ("subject", a?.json() ?? .null), ("reference", b?.json() ?? .null),
         ("difference_kib", extra?.json() ?? .null), ("load_only_difference_kib", loadOnly?.json() ?? .null),
         ("failed_rounds", .number(Double(samples.failures))), ("tool", .string(timeTool ?? "wait4")),
-        ("target_difference_kib", .number(2048)),
+        ("target_difference_kib", .number(512)),
       ]))
     guard let floorColumn else { return [figure] + oneFigures }
     let floorSamples = rounds.pairs(floorColumn, against: 1)
