@@ -176,7 +176,7 @@ extension RealPAM {
           #expect(Self.lines(log, containing: "bytes from another process (pid \(child)).").count == 1, "\(bytes)")
         }
         // The first message from another process: the helper answers it as a broken module caller, exit 1.
-        let early = try driver.run(["fork:" + HostileAppClient.hex(HelperMessage.appHello.encode()), "ended:10"], devLog: log)
+        let early = try driver.run(["fork:" + HostileAppClient.hex(HelperMessage.appHello(version: HelperWire.version).encode()), "ended:10"], devLog: log)
         #expect(early.only.results == [.fault(.protocolViolation)], "\(early.run.stdout)")
         #expect(early.only.exit == 1 && !early.only.timedOut)
         #expect(Self.lines(log, containing: "bytes from another process (pid \(early.children.first ?? "?"))").count == 1)

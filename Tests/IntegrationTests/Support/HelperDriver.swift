@@ -19,7 +19,7 @@ struct HelperDriver {
     p = subprocess.Popen([helper], stdin=theirs, stdout=subprocess.PIPE, stderr=subprocess.PIPE, close_fds=True, env=env)
     theirs.close()
     def frame(tag, payload): return bytes([tag, len(payload) >> 8, len(payload) & 255]) + payload
-    VERSION = bytes([0, 2])  # HelperWire.version, big-endian
+    VERSION = bytes([0, 3])  # HelperWire.version, big-endian
     def receive():
         ours.settimeout(30)
         def exactly(n):

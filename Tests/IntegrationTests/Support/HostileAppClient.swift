@@ -31,7 +31,7 @@ struct HostileAppClient {
     def say(*words):
         with out: print(*words, flush=True)
     def frame(tag, payload): return bytes([tag, len(payload) >> 8, len(payload) & 255]) + payload
-    HELLO = frame(0x04, bytes([0, 2]))  # HelperWire.version, big-endian
+    HELLO = frame(0x04, bytes([0, 3]))  # HelperWire.version, big-endian
 
     class Helper:
         def __init__(self, index, credentials=True):
