@@ -83,7 +83,7 @@ package final class HelperSession: @unchecked Sendable {
     if let process { return process.channel }
     let started: HelperProcess
     do { started = try HelperProcess.start(Self.helperPath, passCredentials: true) } catch { throw .helper(error) }
-    do { try started.channel.send(.appHello) } catch {
+    do { try started.channel.send(.appHello(version: HelperWire.version)) } catch {
       started.finish(grace: 0)
       throw .helper(.broken(error))
     }

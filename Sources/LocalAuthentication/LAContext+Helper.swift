@@ -129,7 +129,7 @@ extension LAContext {
         throw .keychain(.userCanceled)
       }
       throw .keychain(.userCanceled)
-    case .fault(let fault): throw .keychain(.notAvailable("localauth-helper \(fault.description)"))
+    case .fault(let fault): throw .keychain(.notAvailable(Self.sentence(of: fault)))
     case .keychain(let error): throw .keychain(error)
     default: return answer
     }
@@ -145,12 +145,20 @@ extension LAContext {
     case .fault(let fault):
       return LAError(
         fault == .protocolViolation ? .systemCancel : .biometryNotAvailable,
-        userInfo: [NSDebugDescriptionErrorKey: "localauth-helper \(fault.description)"])
+        userInfo: [NSDebugDescriptionErrorKey: Self.sentence(of: fault)])
     case .keychain(let error):
       return LAError(.systemCancel, userInfo: [NSDebugDescriptionErrorKey: "\(error)"])
     default:
       return LAError(.systemCancel, userInfo: [NSDebugDescriptionErrorKey: "localauth-helper sent an unexpected reply"])
     }
+  }
+
+  /// What an app is told of a helper fault (an LAError's debug description, a keychain failure's sentence): the
+  /// helper's clause, or, for a caller whose uid has no passwd entry, that cause with the uid.
+  static func sentence(of fault: HelperFault) -> String {
+    guard fault == .unknownUser else { return "localauth-helper \(fault.description)" }
+    return "uid \(getuid()) has no passwd entry, so localauth-helper cannot serve it: the helper authenticates only "
+      + "the user who runs it, by name"
   }
 
   func helperError(_ error: any Error, recorder: RecordingPrompter?) -> LAError {

@@ -16,6 +16,11 @@ enum HelperRelay {
       context.log.log(
         .notice,
         "localauth-helper refused user \(user) for uid \(PAMHandle.realUserID): it authenticates only the user who runs it.")
+    case .fault(.unknownUser):
+      context.log.log(
+        .notice,
+        "localauth-helper refused user \(user) for uid \(PAMHandle.realUserID), which has no passwd entry: "
+          + "it authenticates only the user who runs it, by name (PAM code \(code)).")
     case .fault(let fault):
       context.log.log(.error, "localauth-helper \(fault.description) while authenticating user \(user) (PAM code \(code)).")
     }

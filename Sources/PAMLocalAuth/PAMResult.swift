@@ -90,6 +90,8 @@ enum PAMResult {
       case .conversationFailed: return PAM_CONV_ERR
       case .conversationAgain: return PAM_INCOMPLETE
       case .configuration: return PAM_SERVICE_ERR
+      // The application's uid has no passwd entry: there is no user the helper could authenticate for it.
+      case .unknownUser: return PAM_USER_UNKNOWN
       }
     }
   }

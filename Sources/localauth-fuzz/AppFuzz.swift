@@ -77,7 +77,7 @@ enum AppFuzz {
     let fds = pair
     var on: Int32 = 1
     precondition(setsockopt(fds[0], SOL_SOCKET, SO_PASSCRED, &on, socklen_t(MemoryLayout<Int32>.size)) == 0)
-    let stream = HelperMessage.appHello.encode() + bytes
+    let stream = HelperMessage.appHello(version: HelperWire.version).encode() + bytes
     let received = Received()
     let done = DispatchSemaphore(value: 0)
     // The stream is written whole, then our side is shut: the session sees an end instead of waiting.

@@ -33,12 +33,14 @@ enum RandomInputs {
       text += Array("reuse 1800000000.0 b d1\ntemplate touchID 1.0 right-index 3f000000,bf000000\n\(StateCodec.endMarker)\n".utf8)
       return [text, StateCodec.encode(UserRecord()), Array("localauth-state 2\n".utf8)]
     case .helper:
-      let hello = HelperMessage.hello(
-        HelperHello(user: "alice", service: "vlock", tty: "/dev/pts/1", remoteHost: "", remoteVariables: ["SSH_TTY": "x"]))
+      var opening = HelperHello(user: "alice", service: "vlock", tty: "/dev/pts/1", remoteHost: "", remoteVariables: ["SSH_TTY": "x"])
+      let hello = HelperMessage.hello(opening)
+      opening.version = 2  // a module of wire version 2, which the helper still serves
       return [
         hello.encode() + HelperMessage.answer(Array("1234".utf8)).encode(),
         hello.encode() + HelperMessage.cancel(again: true).encode(),
         HelperMessage.hello(HelperHello(user: "bob", service: "su", tty: "", remoteHost: "h")).encode(),
+        HelperMessage.hello(opening).encode() + HelperMessage.answer(Array("1234".utf8)).encode(),
       ]
     case .app:
       var evaluate = AppFields()

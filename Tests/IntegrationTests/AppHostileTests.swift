@@ -111,6 +111,44 @@ extension RealPAM {
       }
     }
 
+    /// A uid with neither a passwd nor a group entry.
+    static func uidWithoutPasswdEntry() throws -> UInt32 {
+      try #require((UInt32(2_000_000_000)..<2_000_001_000).first { getpwuid($0) == nil && getgrgid($0) == nil })
+    }
+
+    @Test("a uid without a passwd entry: an app of version 3 is told unknownUser, one of version 2 stateUnreadable, a module unknownUser or (version 2) another user; the log names the cause")
+    func noPasswdEntry() throws {
+      try withSandbox { s in
+        let driver = try prepare(s, Setups.passcodeOnly)
+        let log = try SyslogSocket(folder: s.root + "/dev")
+        let uid = try Self.uidWithoutPasswdEntry()
+        let appVersion2 = HostileAppClient.hex(HelperMessage.appHello(version: 2).encode())
+        for (opening, fault) in [("hello", HelperFault.unknownUser), ("send:" + appVersion2, .stateUnreadable)] {
+          let run = try driver.run([opening, Self.canEvaluate(.deviceOwnerAuthentication), "reply"], devLog: log, uid: uid)
+          #expect(run.only.messages == [.reply(.fault(fault))], "\(opening): \(run.run.stdout)")
+          #expect(run.only.exit == 1 && run.only.silent && !run.only.timedOut, "\(opening): \(run.run.stdout)")
+        }
+        let apps = Self.lines(log, containing: "of uid \(uid), which has no usable passwd entry.")
+        #expect(apps.count == 2 && apps.allSatisfy { $0.contains("localauth-helper refused an app (pid ") }, "\(log.messages())")
+
+        // The module's path (a screen locker running as that uid), in version 3 and as a version 2 module.
+        let module = try HelperDriver(driver.world)
+        var hello = HelperHello(user: s.user, service: "driver", tty: "", remoteHost: "")
+        hello.version = 2
+        let moduleVersion2 = HostileAppClient.hex(HelperMessage.hello(hello).encode())
+        for (steps, result) in [(["hello:" + s.user], HelperDriver.Result.unknownUser), (["raw:" + moduleVersion2], HelperDriver.Result.otherUser)] {
+          let run = try module.run(steps, devLog: log, uid: uid)
+          #expect(run.result == result, "\(steps): \(run.run.stdout)")
+          #expect(run.exit == 1 && run.silent, "\(steps): \(run.run.stdout)")
+        }
+        let modules = Self.lines(
+          log, containing: "refused to authenticate user \(s.user) for uid \(uid) (service driver), which has no usable passwd entry.")
+        #expect(modules.count == 2, "\(log.messages())")
+        let record = try #require(try s.record())
+        #expect(record.passcodeFailures == 0 && record.lastPasscodeSuccess == nil, "nothing was evaluated")
+      }
+    }
+
     @Test("a field the call does not define (key 99, a 'user', a 'state_dir', a keychain field): protocol fault, the session ends")
     func unknownFields() throws {
       try withSandbox { s in
@@ -176,7 +214,7 @@ extension RealPAM {
           #expect(Self.lines(log, containing: "bytes from another process (pid \(child)).").count == 1, "\(bytes)")
         }
         // The first message from another process: the helper answers it as a broken module caller, exit 1.
-        let early = try driver.run(["fork:" + HostileAppClient.hex(HelperMessage.appHello.encode()), "ended:10"], devLog: log)
+        let early = try driver.run(["fork:" + HostileAppClient.hex(HelperMessage.appHello(version: HelperWire.version).encode()), "ended:10"], devLog: log)
         #expect(early.only.results == [.fault(.protocolViolation)], "\(early.run.stdout)")
         #expect(early.only.exit == 1 && !early.only.timedOut)
         #expect(Self.lines(log, containing: "bytes from another process (pid \(early.children.first ?? "?"))").count == 1)

@@ -62,7 +62,7 @@ struct AppProtocolSessionTests {
         done.signal()
       }
       let app = HelperChannel(fd: fds[1])
-      try app.send(.appHello)
+      try app.send(.appHello(version: HelperWire.version))
       try app.send(.call(Self.canEvaluate(.deviceOwnerAuthentication)))
       if passCredentials {
         #expect(try app.receive(within: 10) == .reply(.done(Self.noBiometry)))
@@ -78,6 +78,42 @@ struct AppProtocolSessionTests {
       }
       close(fds[0])
     }
+  }
+
+  @Test("an app whose uid has no passwd entry: a version 3 app is told unknownUser, a version 2 app stateUnreadable")
+  func noPasswdEntry() throws {
+    let world = try TestWorld(sensorPresent: false)
+    try world.setPasscode()
+    for (version, fault) in [(UInt16(3), HelperFault.unknownUser), (2, .stateUnreadable)] {
+      var fds: [Int32] = [-1, -1]
+      #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0)
+      AppSessionRun.passCredentials(fds[0])
+      nonisolated(unsafe) let service = HelperService(
+        channel: HelperChannel(fd: fds[0], sender: getpid()), realUserName: nil, callerPID: getppid(), log: world.log)
+      nonisolated(unsafe) var result: HelperResult?? = .none
+      let done = DispatchSemaphore(value: 0)
+      nonisolated(unsafe) let world = world
+      Thread.detachNewThread {
+        result = .some(service.serve(
+          options: { () throws(ConfigError) in
+            Issue.record("the configuration was read for a uid without a passwd entry")
+            return Options()
+          }, userExists: { _ in true }, dependencies: { _, prompter, log in
+            Issue.record("the engine was built for a uid without a passwd entry")
+            return Dependencies(clock: world.clock, store: world.store, sensor: world.sensor, prompter: prompter, log: log)
+          }))
+        done.signal()
+      }
+      let app = HelperChannel(fd: fds[1])
+      try app.send(.appHello(version: version))
+      #expect(try app.receive(within: 10) == .reply(.fault(fault)), "version \(version)")
+      #expect(done.wait(timeout: .now() + 10) == .success)
+      #expect(result == .some(.fault(fault)), "version \(version)")
+      app.close()
+      close(fds[0])
+    }
+    let refusals = world.log.lines.filter { $0.contains("of uid \(getuid()), which has no usable passwd entry.") }
+    #expect(refusals.count == 2, "\(world.log.lines)")
   }
 
   @Test("canEvaluate: refused without a passcode or an enrolled finger, with the biometry type; done once set")
@@ -175,7 +211,7 @@ struct AppProtocolSessionTests {
     ([0x05, 0xff, 0xff], "a call of 65535 bytes"),
     ([0x04, 0xff, 0xff], "an app hello of 65535 bytes"),
     ([0x7f, 0x00, 0x00], "an unknown tag"),
-    (HelperMessage.appHello.encode(), "a second app hello"),
+    (HelperMessage.appHello(version: HelperWire.version).encode(), "a second app hello"),
     (HelperMessage.answer(Array("1234".utf8)).encode(), "an answer nobody asked for"),
     (HelperMessage.hello(HelperHello(user: "root", service: "su", tty: "", remoteHost: "")).encode(), "a module hello"),
     (HelperMessage.reply(.evaluation(.success(.biometry), AppFields())).encode(), "a reply sent to the helper"),
@@ -207,7 +243,7 @@ struct AppProtocolSessionTests {
       ([0x7f, 0x00, 0x03] + Array("abc".utf8), "an unknown tag"),
       ([0x02, 0xff, 0xff], "an answer of 65535 bytes"),
       (next, "a call instead of the answer"),
-      (HelperMessage.appHello.encode(), "a second app hello"),
+      (HelperMessage.appHello(version: HelperWire.version).encode(), "a second app hello"),
     ]
     for (bytes, why) in cases {
       let world = try TestWorld(sensorPresent: false)
@@ -306,9 +342,9 @@ struct AppProtocolSessionTests {
     defer { close(fds[0]); close(fds[1]) }
     AppSessionRun.passCredentials(fds[0])
     let writer = HelperChannel(fd: fds[1])
-    try writer.send(.appHello)
-    try writer.send(.appHello)
-    #expect(try HelperChannel(fd: fds[0], sender: getpid()).receive(within: 5) == .appHello)
+    try writer.send(.appHello(version: HelperWire.version))
+    try writer.send(.appHello(version: HelperWire.version))
+    #expect(try HelperChannel(fd: fds[0], sender: getpid()).receive(within: 5) == .appHello(version: HelperWire.version))
     #expect(throws: HelperProtocolError.malformed("bytes from another process (pid \(getpid()))")) {
       try HelperChannel(fd: fds[0], sender: getppid()).receive(within: 5)
     }

@@ -79,8 +79,9 @@ struct AppProtocolTests {
     for call in Self.everyCall { #expect(try Self.roundTrip(.call(call)) == .call(call), "\(call.operation)") }
     let covered = Set(Self.everyCall.map(\.operation.rawValue))
     #expect(covered == Set(AppCall.Operation.allCases.map(\.rawValue)))
-    #expect(try Self.roundTrip(.appHello) == .appHello)
-    #expect(HelperMessage.appHello.encode() == [0x04, 0, 2, 0, 2])
+    #expect(try Self.roundTrip(.appHello(version: HelperWire.version)) == .appHello(version: HelperWire.version))
+    #expect(try Self.roundTrip(.appHello(version: 2)) == .appHello(version: 2))
+    #expect(HelperMessage.appHello(version: HelperWire.version).encode() == [0x04, 0, 2, 0, 3])
   }
 
   @Test("every reply round-trips: done, each evaluation outcome, each refusal code, each keychain error, each fault")
@@ -231,7 +232,7 @@ struct AppProtocolTests {
     }
   }
 
-  @Test("an app hello of another version, or with anything around the version, is refused")
+  @Test("an app hello of a version other than 2 or 3, or with anything around the version, is refused")
   func otherVersions() {
     for text in ["localauth-app 2", "localauth-app 0", "", "localauth-app 1\n", "localauth-app 1\0", " localauth-app 1",
       "localauth-helper 1", "LOCALAUTH-APP 1"]
@@ -240,7 +241,7 @@ struct AppProtocolTests {
         try HelperMessage.decode(tag: 0x04, payload: Array(text.utf8))
       }
     }
-    for payload: [UInt8] in [[0, 1], [0, 3], [0], [0, 2, 0], [2, 0]] {
+    for payload: [UInt8] in [[0, 1], [0, 4], [0], [0, 2, 0], [0, 3, 0], [2, 0], [3, 0]] {
       #expect(throws: HelperProtocolError.self, "\(payload)") { try HelperMessage.decode(tag: 0x04, payload: payload) }
     }
   }
@@ -270,7 +271,7 @@ struct AppProtocolTests {
       ([3, AppReply.Key.status, 0, 4, 0, 0, 0, 0], "a keychain status that is no keychain failure"),
       ([3, 52, 0, 1, 1], "version 1's keychain kind"),
       ([4, AppReply.Key.fault, 0, 1, 0], "fault 0"),
-      ([4, AppReply.Key.fault, 0, 1, 8], "fault 8"),
+      ([4, AppReply.Key.fault, 0, 1, 9], "fault 9 (8, unknownUser, is version 3's)"),
       ([0, Key.reason, 0, 0], "a reply with a call's field"),
     ]
     for (payload, why) in cases {

@@ -64,7 +64,7 @@ struct HelperProtocolTests {
     (0x03, [], "cancel without its flag"), (0x03, [2], "cancel with a bad flag"), (0x03, [0, 0], "cancel too long"),
     (0x11, Array("\u{1b}[2J cleared".utf8), "a control character in a line"),
     (0x1f, [], "an empty result"), (0x1f, [0, 9], "an unknown method"), (0x1f, [1, 0, 0, 0, 200, 0], "an unknown code"),
-    (0x1f, [1, 0xff, 0xff, 0xff, 0xff, 1, 0], "a short delay"), (0x1f, [1, 0, 0], "a code shorter than 4 bytes"), (0x1f, [4, 0], "an unknown fault"), (0x1f, [3, 0], "a long refusal"),
+    (0x1f, [1, 0xff, 0xff, 0xff, 0xff, 1, 0], "a short delay"), (0x1f, [1, 0, 0], "a code shorter than 4 bytes"), (0x1f, [4, 0], "an unknown fault"), (0x1f, [4, 9], "a fault after the last"), (0x1f, [3, 0], "a long refusal"),
   ]
 
   @Test("malformed messages are refused")
@@ -180,16 +180,22 @@ struct HelperServiceTests {
     #expect(store.accesses == before)
   }
 
-  @Test("a uid without a passwd entry is refused")
+  @Test("a uid without a passwd entry is refused: a version 3 module is told why, a version 2 one 'another user'")
   func noPasswdEntry() throws {
     let world = try TestWorld(sensorPresent: false)
     let store = WatchedStore()
-    let result = try Self.serve(world: world, store: store, realUser: nil) { channel in
-      try channel.send(.hello(HelperHello(user: "alice", service: "vlock", tty: "", remoteHost: "")))
-      _ = try channel.receive(within: 5)
+    for (version, expected) in [(UInt16(3), HelperResult.fault(.unknownUser)), (2, .otherUser)] {
+      var hello = HelperHello(user: "alice", service: "vlock", tty: "", remoteHost: "")
+      hello.version = version
+      let result = try Self.serve(world: world, store: store, realUser: nil) { channel in
+        try channel.send(.hello(hello))
+        #expect(try channel.receive(within: 5) == .result(expected), "version \(version)")
+      }
+      #expect(result == expected, "version \(version)")
     }
-    #expect(result == .otherUser)
     #expect(store.accesses == 0)
+    let refusals = world.log.lines.filter { $0.contains("refused to authenticate user alice for uid \(getuid()) (service vlock), which has no usable passwd entry.") }
+    #expect(refusals.count == 2, "\(world.log.lines)")
   }
 
   @Test("the right passcode through the channel succeeds; a wrong one fails and is counted")

@@ -28,12 +28,14 @@ struct HelperWireFramesTests {
   /// (frame in hex, the message it is, what it shows).
   static let frames: [(hex: String, message: HelperMessage, what: String)] = [
     (
-      "01002b0002616c696365007375646f002f6465762f7074732f3100005353485f5454593d2f6465762f7074732f39",
+      "01002b0003616c696365007375646f002f6465762f7074732f3100005353485f5454593d2f6465762f7074732f39",
       .hello(HelperHello(
         user: "alice", service: "sudo", tty: "/dev/pts/1", remoteHost: "", remoteVariables: ["SSH_TTY": "/dev/pts/9"])),
-      "a module's hello: version 2, then NUL-separated user, service, tty, rhost, SSH_* variables"
+      "a module's hello: version 3, then NUL-separated user, service, tty, rhost, SSH_* variables"
     ),
-    ("0400020002", .appHello, "an app's hello: version 2 only"),
+    ("01000e0002616c696365007375646f0000", .hello(HelperWireFramesTests.version2Hello), "a version 2 module's hello, still accepted"),
+    ("0400020003", .appHello(version: 3), "an app's hello: version 3 only"),
+    ("0400020002", .appHello(version: 2), "a version 2 app's hello (an app built before version 3), still accepted"),
     ("1f00020001", .result(.decided(.evaluated(.success(.passcode)))), "success by passcode (method 1)"),
     (
       "1f000e01fffffff801000000006b49d200",
@@ -66,11 +68,21 @@ struct HelperWireFramesTests {
       "errSecParam (-50, field 55) with its sentence (field 53)"
     ),
     ("1e00050436000107", .reply(.fault(.protocolViolation)), "the fault reply every version decodes alike"),
+    ("1f00020408", .result(.fault(.unknownUser)), "fault 8, a caller's uid without a passwd entry (version 3 on)"),
+    ("1e00050436000108", .reply(.fault(.unknownUser)), "the same fault in an app's reply (version 3 on)"),
   ]
+
+  /// A version 2 module's hello: alice, sudo, no terminal, no remote host.
+  static let version2Hello: HelperHello = {
+    var hello = HelperHello(user: "alice", service: "sudo", tty: "", remoteHost: "")
+    hello.version = 2
+    return hello
+  }()
 
   @Test("each recorded frame decodes to its value, and the value encodes to the same bytes")
   func recorded() throws {
-    #expect(HelperWire.version == 2)
+    #expect(HelperWire.version == 3)
+    #expect(HelperWire.accepted == 2...3)
     for (hex, message, what) in Self.frames {
       let frame = Self.bytes(hex)
       let length = try #require(HelperMessage.payloadLength(header: Array(frame.prefix(3))), "\(what)")
@@ -78,6 +90,30 @@ struct HelperWireFramesTests {
       #expect(try HelperMessage.decode(tag: frame[0], payload: Array(frame.dropFirst(3))) == message, "\(what)")
       #expect(message.encode() == frame, "\(what)")
     }
+  }
+
+  @Test("openings of another version are refused: 1 (also its text opening), 4 and later, a lone byte")
+  func otherVersions() {
+    let refused: [(tag: UInt8, payload: [UInt8], what: String)] = [
+      (0x01, [0, 1] + Array("alice\0sudo\0\0".utf8), "a version 1 hello"),
+      (0x01, [0, 4] + Array("alice\0sudo\0\0".utf8), "a version 4 hello"),
+      (0x01, Array("localauth-helper 1\0alice\0s\0t\0".utf8), "version 1's text opening"),
+      (0x04, [0, 1], "a version 1 app hello"), (0x04, [0, 4], "a version 4 app hello"), (0x04, [0xff, 0xff], "version 65535"),
+      (0x04, [3], "an app hello shorter than its version"), (0x04, [0, 3, 0], "an app hello with more than its version"),
+    ]
+    for (tag, payload, what) in refused {
+      #expect(throws: HelperProtocolError.self, "\(what)") { try HelperMessage.decode(tag: tag, payload: payload) }
+    }
+  }
+
+  @Test("the fault a version 2 peer cannot decode is not sent to it; every other fault is sent to both versions")
+  func faultsByVersion() throws {
+    for fault in HelperFault.allCases {
+      #expect(HelperWire.sends(fault, to: 3), "\(fault)")
+      #expect(HelperWire.sends(fault, to: 2) == (fault != .unknownUser), "\(fault)")
+    }
+    // Version 2's decoder knew the faults 1-7 only: the raw values it could decode are the ones still sent to it.
+    #expect(HelperFault.allCases.filter { HelperWire.sends($0, to: 2) }.map(\.rawValue) == Array(1...7))
   }
 
   @Test("codes travel by value: every AuthErrorCode as its raw value, every keychain failure as its OSStatus")

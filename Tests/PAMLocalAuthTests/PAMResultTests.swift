@@ -100,6 +100,20 @@ struct PAMResultTests {
     }
   }
 
+  @Test("helper results: another user and every fault fail closed, each with its code")
+  func helperResults() {
+    let expected: [HelperFault: CInt] = [
+      .stateUnreadable: PAM_AUTHINFO_UNAVAIL, .stateFailed: PAM_SYSTEM_ERR, .lockTimeout: PAM_SYSTEM_ERR,
+      .conversationFailed: PAM_CONV_ERR, .conversationAgain: PAM_INCOMPLETE, .configuration: PAM_SERVICE_ERR,
+      .protocolViolation: PAM_SYSTEM_ERR, .unknownUser: PAM_USER_UNKNOWN,
+    ]
+    #expect(Set(expected.keys) == Set(HelperFault.allCases))
+    for fault in HelperFault.allCases {
+      #expect(PAMResult.code(for: HelperResult.fault(fault)) == expected[fault], "\(fault)")
+    }
+    #expect(PAMResult.code(for: HelperResult.otherUser) == PAM_AUTH_ERR)
+  }
+
   @Test("module decisions")
   func moduleOutcomes() {
     let expected: [ModuleOutcome: CInt] = [

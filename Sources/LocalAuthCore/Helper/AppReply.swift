@@ -16,8 +16,9 @@ public enum AppReply: Equatable, Sendable {
 
   /// Reply field keys. They start at 40, which is also AppCall's `newAccessFlags`: a call's field and a reply's
   /// never meet in one message, since each direction decodes only the keys it allows (`allowed`), and an item's
-  /// attributes use AppCall's keys below 40. Version 3 of the wire (HelperWire) will move `biometryType` so that
-  /// every key has one meaning; until then the number is the wire, and changing it would break linked apps.
+  /// attributes use AppCall's keys below 40. A later version of the wire (HelperWire; 3 added only a fault) may move
+  /// `biometryType` so that every key has one meaning; until then the number is the wire, and changing it would
+  /// break linked apps.
   public enum Key {
     package static let biometryType: UInt8 = 40
     package static let domainState: UInt8 = 41

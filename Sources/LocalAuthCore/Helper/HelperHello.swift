@@ -16,6 +16,9 @@ public struct HelperHello: Equatable, Sendable {
   package var remoteHost: String
   /// The caller's values of `RemoteSession.variables` that are set.
   package var remoteVariables: [String: String]
+  /// The wire version the caller opened with (`HelperWire.accepted`): the helper answers in it. This side's own,
+  /// `HelperWire.version`, unless a test speaks as an older module.
+  package var version: UInt16 = HelperWire.version
 
   /// Describes a request.
   public init(user: String, service: String, tty: String, remoteHost: String, remoteVariables: [String: String] = [:]) {
@@ -31,7 +34,7 @@ public struct HelperHello: Equatable, Sendable {
   func encode() -> [UInt8] {
     var fields = [user, service, tty, remoteHost]
     for name in RemoteSession.variables { if let value = remoteVariables[name] { fields.append(name + "=" + value) } }
-    var bytes = HelperWire.versionBytes
+    var bytes = WireIntegers.bytes(version)
     for (index, field) in fields.enumerated() {
       if index > 0 { bytes.append(0) }
       bytes += field.utf8.prefix(Self.maximumFieldLength)
@@ -40,7 +43,8 @@ public struct HelperHello: Equatable, Sendable {
   }
 
   static func decode(_ payload: [UInt8]) throws(HelperProtocolError) -> HelperHello {
-    let fields = try HelperWire.afterVersion(payload).split(separator: 0, omittingEmptySubsequences: false).map { Array($0) }
+    let (version, rest) = try HelperWire.opening(payload)
+    let fields = rest.split(separator: 0, omittingEmptySubsequences: false).map { Array($0) }
     guard fields.count >= 4, fields.count <= 4 + RemoteSession.variables.count else {
       throw .malformed("a hello with \(fields.count) fields")
     }
@@ -56,6 +60,8 @@ public struct HelperHello: Equatable, Sendable {
       variables[name] = String(entry[entry.index(after: equals)...])
     }
     guard !texts[0].isEmpty else { throw .malformed("a hello without a user") }
-    return HelperHello(user: texts[0], service: texts[1], tty: texts[2], remoteHost: texts[3], remoteVariables: variables)
+    var hello = HelperHello(user: texts[0], service: texts[1], tty: texts[2], remoteHost: texts[3], remoteVariables: variables)
+    hello.version = version
+    return hello
   }
 }

@@ -8,8 +8,10 @@
 public enum HelperMessage: Equatable, Sendable {
   /// Caller → helper, first and once: who is asked for and from where.
   case hello(HelperHello)
-  /// App → helper, first and once: an app's session (it names nothing: the helper reads who and where itself).
-  case appHello
+  /// App → helper, first and once: an app's session, in wire `version` (the client sends `HelperWire.version`; the
+  /// helper accepts `HelperWire.accepted` and answers in the version it got). It names nothing: the helper reads
+  /// who and where itself.
+  case appHello(version: UInt16)
   /// App → helper: one operation.
   case call(AppCall)
   /// Helper → app: an item a keychain read found, before the reply.
@@ -72,7 +74,7 @@ public enum HelperMessage: Equatable, Sendable {
     let (tag, payload): (Tag, [UInt8]) =
       switch self {
       case .hello(let hello): (.hello, hello.encode())
-      case .appHello: (.appHello, HelperWire.versionBytes)
+      case .appHello(let version): (.appHello, WireIntegers.bytes(version))
       case .call(let call): (.call, call.encode())
       case .item(let item): (.item, [0] + item.fields.encode())
       case .reply(let reply): (.reply, reply.encode())
@@ -102,8 +104,9 @@ public enum HelperMessage: Equatable, Sendable {
     switch known {
     case .hello: return .hello(try HelperHello.decode(payload))
     case .appHello:
-      guard try HelperWire.afterVersion(payload).isEmpty else { throw .malformed("an app hello with more than its version") }
-      return .appHello
+      let (version, rest) = try HelperWire.opening(payload)
+      guard rest.isEmpty else { throw .malformed("an app hello with more than its version") }
+      return .appHello(version: version)
     case .call: return .call(try AppCall.decode(payload))
     case .item:
       guard payload.first == 0 else { throw .malformed("an item of an unknown kind") }

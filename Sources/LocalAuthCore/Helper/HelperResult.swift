@@ -1,7 +1,8 @@
 /// How localauth-helper ended an authentication, as the module maps it to a PAM code (PAMResult).
 ///
 /// The payload is a kind byte: 0 success (method), 1 failure (the LAError code as an Int32, then the detail),
-/// 2 does-not-apply, 3 another user, 4 fault (`HelperFault`'s raw value; the same in every wire version).
+/// 2 does-not-apply, 3 another user, 4 fault (`HelperFault`'s raw value: 1–7 in every wire version, 8 from version
+/// 3 on, `HelperWire.sends`).
 public enum HelperResult: Equatable, Sendable {
   /// The engine decided.
   case decided(AuthenticationResult)
@@ -95,6 +96,9 @@ public enum HelperFault: UInt8, Equatable, Sendable, CaseIterable {
   case configuration = 6
   /// The caller broke the protocol, or the helper was run wrongly (a terminal on its standard input).
   case protocolViolation = 7
+  /// The helper's real uid (its caller's) has no usable passwd entry, so there is no user to serve. Wire version 3
+  /// (`HelperWire.sends`): an older peer is told `stateUnreadable` (an app) or `otherUser` (the module).
+  case unknownUser = 8
 
   /// The fault behind an engine error, for the result message; the details stay in the helper's log.
   public init(_ error: LocalAuthError) {
@@ -119,6 +123,7 @@ public enum HelperFault: UInt8, Equatable, Sendable, CaseIterable {
     case .conversationAgain: "was asked to call the conversation again"
     case .configuration: "found the configuration file invalid"
     case .protocolViolation: "refused the request as malformed"
+    case .unknownUser: "found no passwd entry for the uid that runs it"
     }
   }
 }

@@ -28,9 +28,9 @@ public struct HelperService {
     self.log = log
   }
 
-  /// Serves one request and returns the result it sent (also when sending it failed), or nil after an app's
-  /// session (`AppSession`, which answers each call itself). The defaults are the system's: its configuration
-  /// file, its user database and `Dependencies.live`.
+  /// Serves one request and returns the result it sent (also when sending it failed): for an app, the fault of the
+  /// one reply that refused its opening, or nil after its session (`AppSession`, which answers each call itself).
+  /// The defaults are the system's: its configuration file, its user database and `Dependencies.live`.
   @discardableResult
   package func serve(
     options parse: () throws(ConfigError) -> Options = { () throws(ConfigError) in
@@ -46,39 +46,51 @@ public struct HelperService {
       try? channel.send(.result(.fault(.protocolViolation)))
       return .fault(.protocolViolation)
     }
-    if case .appHello = opening {
-      guard let session = appSession(parse, build) else { return .fault(.protocolViolation) }
-      session.run()
-      return nil
+    if case .appHello(let version) = opening {
+      switch appSession(version, parse, build) {
+      case .serve(let session):
+        session.run()
+        return nil
+      case .refused(let fault): return .fault(fault)
+      }
     }
     let result = decide(opening, parse, userExists, build)
     try? channel.send(.result(result))
     return result
   }
 
-  /// The session of an app (an `appHello`), or nil, after one reply naming the fault, when it cannot be served:
-  /// the app must have asked for its sender's credentials, run as a user with a passwd entry, and the system's
-  /// configuration must be valid.
+  /// What an app's opening comes to: its session, or the fault of the one reply it was sent.
+  private enum AppOpening {
+    case serve(AppSession)
+    case refused(HelperFault)
+  }
+
+  /// The session of an app that opened in wire `version`, or the fault it was told in one reply when it cannot be
+  /// served: the app must have asked for its sender's credentials, run as a user with a passwd entry, and the
+  /// system's configuration must be valid.
   private func appSession(
-    _ parse: () throws(ConfigError) -> Options, _ build: (Options, AuthPrompter, AuthLog) -> Dependencies
-  ) -> AppSession? {
+    _ version: UInt16, _ parse: () throws(ConfigError) -> Options,
+    _ build: (Options, AuthPrompter, AuthLog) -> Dependencies
+  ) -> AppOpening {
+    func refuse(_ fault: HelperFault) -> AppOpening {
+      try? channel.send(.reply(.fault(fault)))
+      return .refused(fault)
+    }
     guard channel.sender != nil else {
       log.log(.error, "localauth-helper refused an app (pid \(callerPID)) whose socket does not pass credentials.")
-      try? channel.send(.reply(.fault(.protocolViolation)))
-      return nil
+      return refuse(.protocolViolation)
     }
     guard let realUserName, let user = try? UserName(realUserName) else {
       log.log(.notice, "localauth-helper refused an app (pid \(callerPID)) of uid \(Syscalls.realUserID), which has no usable passwd entry.")
-      try? channel.send(.reply(.fault(.stateUnreadable)))
-      return nil
+      // A version 2 client cannot decode unknownUser; it is told what it was told before version 3.
+      return refuse(HelperWire.sends(.unknownUser, to: version) ? .unknownUser : .stateUnreadable)
     }
     let options: Options
     do { options = try parse() } catch {
       log.log(.error, "localauth-helper cannot read its configuration: \(error)")
-      try? channel.send(.reply(.fault(.configuration)))
-      return nil
+      return refuse(.configuration)
     }
-    return AppSession(channel: channel, user: user, callerPID: callerPID, options: options, log: log, build: build)
+    return .serve(AppSession(channel: channel, user: user, callerPID: callerPID, options: options, log: log, build: build))
   }
 
   private func decide(
@@ -89,7 +101,15 @@ public struct HelperService {
       log.log(.error, "localauth-helper refused a caller (pid \(callerPID)) that did not open with a hello.")
       return .fault(.protocolViolation)
     }
-    guard let realUserName, hello.user == realUserName else {
+    guard let realUserName else {
+      log.log(
+        .notice,
+        "localauth-helper refused to authenticate user \(RequestOrigin.token(hello.user)) for uid \(Syscalls.realUserID) "
+          + "(service \(RequestOrigin.token(hello.service))), which has no usable passwd entry.")
+      // A version 2 module cannot decode unknownUser; it is told what it was told before version 3.
+      return HelperWire.sends(.unknownUser, to: hello.version) ? .fault(.unknownUser) : .otherUser
+    }
+    guard hello.user == realUserName else {
       log.log(
         .notice,
         "localauth-helper refused to authenticate user \(RequestOrigin.token(hello.user)) for uid \(Syscalls.realUserID) "

@@ -19,7 +19,7 @@ struct HelperDriver {
     p = subprocess.Popen([helper], stdin=theirs, stdout=subprocess.PIPE, stderr=subprocess.PIPE, close_fds=True, env=env)
     theirs.close()
     def frame(tag, payload): return bytes([tag, len(payload) >> 8, len(payload) & 255]) + payload
-    VERSION = bytes([0, 2])  # HelperWire.version, big-endian
+    VERSION = bytes([0, 3])  # HelperWire.version, big-endian
     def receive():
         ours.settimeout(30)
         def exactly(n):
@@ -89,6 +89,7 @@ struct HelperDriver {
     static let otherUser = "03"
     static let protocolViolation = "0407"
     static let conversationFailed = "0404"
+    static let unknownUser = "0408"
   }
 
   let world: HelperWorld
@@ -101,15 +102,15 @@ struct HelperDriver {
     chmod(scriptPath, 0o644)
   }
 
-  /// Runs the steps against `helper` (the installed copy by default) as the test user; `wrapper` is a command
-  /// the driver runs under (`prlimit --fsize=…`), `setpriv` and `devLog` as in `HelperWorld.asUser`.
+  /// Runs the steps against `helper` (the installed copy by default) as the test user (or as `uid`); `wrapper` is
+  /// a command the driver runs under (`prlimit --fsize=…`), `setpriv` and `devLog` as in `HelperWorld.asUser`.
   func run(
     _ steps: [String], helper: String? = nil, environment: [String: String] = [:], wrapper: [String] = [],
-    setpriv: [String] = [], devLog: SyslogSocket? = nil
+    setpriv: [String] = [], devLog: SyslogSocket? = nil, uid: UInt32? = nil
   ) throws -> Outcome {
     let variables = environment.sorted { $0.key < $1.key }.map { "env:\($0.key)=\($0.value)" }
     let command = wrapper + ["/usr/bin/python3", scriptPath, helper ?? world.helper] + variables + steps
     return Outcome(
-      run: try world.asUser(command[0], Array(command.dropFirst()), setpriv: setpriv, devLog: devLog))
+      run: try world.asUser(command[0], Array(command.dropFirst()), setpriv: setpriv, devLog: devLog, uid: uid))
   }
 }

@@ -59,8 +59,10 @@ struct HelperWorld {
   /// `devLog` puts its folder over /dev, so that what the run sends to syslog reaches the test.
   func asUser(
     _ program: String, _ arguments: [String], stdin: String = "", environment: [String: String] = [:],
-    timeout: Double = 60, setpriv: [String] = [], devLog: SyslogSocket? = nil
+    timeout: Double = 60, setpriv: [String] = [], devLog: SyslogSocket? = nil, uid: UInt32? = nil
   ) throws -> ProcessRun {
+    // `uid` runs it as another uid instead (gid the same number), such as one without a passwd entry.
+    let (uid, gid) = uid.map { ($0, $0) } ?? (sandbox.uid, gid)
     let options = setpriv.map { "'\($0)' " }.joined()
     let command = "mount --bind \"$0\" /etc/security && " + (devLog.map { $0.mountCommands + " && " } ?? "")
       + "uid=\"$1\" gid=\"$2\" && shift 2 && "
@@ -68,7 +70,7 @@ struct HelperWorld {
     return try sandbox.presentingTouches {
       try Run.program(
         "/usr/bin/unshare",
-        ["--mount", "--propagation", "private", "/bin/sh", "-c", command, etcSecurity, "\(sandbox.uid)", "\(gid)", program]
+        ["--mount", "--propagation", "private", "/bin/sh", "-c", command, etcSecurity, "\(uid)", "\(gid)", program]
           + arguments, stdin: stdin, environment: environment, timeout: timeout)
     }
   }

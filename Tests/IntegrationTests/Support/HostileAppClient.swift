@@ -31,7 +31,7 @@ struct HostileAppClient {
     def say(*words):
         with out: print(*words, flush=True)
     def frame(tag, payload): return bytes([tag, len(payload) >> 8, len(payload) & 255]) + payload
-    HELLO = frame(0x04, bytes([0, 2]))  # HelperWire.version, big-endian
+    HELLO = frame(0x04, bytes([0, 3]))  # HelperWire.version, big-endian
 
     class Helper:
         def __init__(self, index, credentials=True):
@@ -215,12 +215,14 @@ struct HostileAppClient {
     chmod(scriptPath, 0o644)
   }
 
-  /// Runs the steps as the test user; `devLog` as in `HelperWorld.asUser`.
-  func run(_ steps: [String], devLog: SyslogSocket? = nil, timeout: Double = 120, inTerminal: Bool = false) throws -> Outcome {
+  /// Runs the steps as the test user (or as `uid`); `devLog` as in `HelperWorld.asUser`.
+  func run(
+    _ steps: [String], devLog: SyslogSocket? = nil, timeout: Double = 120, inTerminal: Bool = false, uid: UInt32? = nil
+  ) throws -> Outcome {
     // In a terminal (root-held, the client in its foreground) a request is visible: the finger may be asked.
     if inTerminal { return Outcome(run: try world.inRootTerminal("/usr/bin/python3", [scriptPath, world.helper] + steps)) }
     return Outcome(
-      run: try world.asUser("/usr/bin/python3", [scriptPath, world.helper] + steps, timeout: timeout, devLog: devLog))
+      run: try world.asUser("/usr/bin/python3", [scriptPath, world.helper] + steps, timeout: timeout, devLog: devLog, uid: uid))
   }
 
   /// `send:` with the wire form of `message`.

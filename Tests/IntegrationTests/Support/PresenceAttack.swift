@@ -259,7 +259,7 @@ extension PresenceAttack {
     import socket, sys
     s = socket.socket(fileno=int(sys.argv[1]))
     def frame(tag, payload): return bytes([tag, len(payload) >> 8, len(payload) & 255]) + payload
-    s.sendall(frame(1, bytes([0, 2]) + b"\0".join([sys.argv[2].encode(), b"i3lock", b"", b""])))
+    s.sendall(frame(1, bytes([0, 3]) + b"\0".join([sys.argv[2].encode(), b"i3lock", b"", b""])))  # HelperWire.version
     def exactly(n):
         data = b""
         while len(data) < n:
