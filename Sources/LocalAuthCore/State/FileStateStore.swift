@@ -1,10 +1,10 @@
 /// The state folder: one versioned file per user, written atomically, changed under a per-user flock.
 ///
 /// Layout: `<root>/users/<name>` (records), `<root>/users/..success.<name>` (the last successes, SuccessNote.swift),
-/// `<root>/locks/<name>` (flock targets, since a rename
-/// replaces the record's inode), `<root>/sensor/<name>/` (the simulated sensor's queue). Every folder and
-/// file must be owned by root and not writable by group or others, and so must every folder above the state
-/// folder unless sticky (TrustedAncestors.swift); nothing follows a symbolic link, and a record has one name.
+/// `<root>/locks/<name>` (flock targets, since a rename replaces the record's inode), `<root>/sensor/<name>/` (the
+/// simulated sensor's queue). Every folder and file must be owned by root and not writable by group or others, and
+/// so must every folder above the state folder unless sticky (TrustedAncestors.swift); nothing follows a symbolic
+/// link, and a record has one name.
 package final class FileStateStore: StateStore {
   /// The state folder.
   package let root: String

@@ -206,9 +206,10 @@ package enum FileSyscalls {
 
   /// Writes `bytes` to `directory/name` atomically: temporary file, fsync, rename, fsync of the folder.
   ///
-  /// `flushFolder: false` leaves out the last fsync, for writes whose loss to a power failure is harmless
-  /// (RecordDurability.swift); the record is never torn either way. `flushFile: false` leaves out both, for
-  /// files that do not outlive a boot (the prompts' announcements and events).
+  /// `flushFolder: false` leaves out the last fsync, so that the rename may be lost to a power failure, though the
+  /// file is never torn. With `flushFile: false` as well nothing waits for the disk, for files whose loss or damage
+  /// is harmless: the prompts' announcements and events (which do not outlive a boot) and a user's success note
+  /// (SuccessNote.swift).
   ///
   /// A caller that holds a lock for `name` passes a fixed `temporaryName`, so a writer killed mid-write
   /// leaves at most one stale temporary file, which the next writer replaces.
