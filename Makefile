@@ -42,7 +42,7 @@ HELPER_LINK    := -flto=full -Os $(OUTLINER) -fuse-ld=lld -pie -Wl,--gc-sections
 C_HEADERS      := $(wildcard Sources/CSyscalls/* Sources/CPeerCredentials/* Sources/CCrypt/* Sources/CDBus/* Sources/CLibCrypto/* Sources/CTPM/* Sources/CPAM/*)
 
 .PHONY: all deps build-prereqs module helper tools app-client check-load test test-extra reliability-heavy figures check-pam check-cycles check-readme-figures \
-        fuzz-build fuzz fuzz-short asan valgrind pam-cycles-run demo bench touch-latency install uninstall check-install check-box deb check-deb check-fresh-clone clean
+        fuzz-build fuzz fuzz-short asan valgrind pam-cycles-run demo bench touch-latency install installed-ctl uninstall check-install check-box deb check-deb check-fresh-clone clean
 
 all: module helper tools  # the module, the helper, localauthctl and PAMHarness
 
@@ -214,8 +214,14 @@ PAMCONFIGSDIR ?= /usr/share/pam-configs
 STATEDIR      ?= /var/lib/localauth
 INSTALL_DIRS   = DESTDIR="$(DESTDIR)" PAMDIR="$(PAMDIR)" SBINDIR="$(SBINDIR)" PAMCONFIGSDIR="$(PAMCONFIGSDIR)" STATEDIR="$(STATEDIR)"
 # The module, the setuid helper, localauthctl, the profiles, the configuration if absent (scripts/install.sh).
-install: module helper tools
+install: module helper tools installed-ctl
 	@$(INSTALL_DIRS) scripts/install.sh install $(BUILD)
+# localauthctl as make install puts it on a machine: stripped, the Swift standard library linked statically, as the package
+# links it (debian/rules), so that it runs without the Swift toolchain; in a scratch folder of its own, so that the
+# tests' build in .build is left as it is.
+installed-ctl: build-prereqs
+	$(SWIFT) build -c release --static-swift-stdlib --product localauthctl --scratch-path .build-static
+	@mkdir -p $(BUILD)/installed && strip --strip-unneeded -o $(BUILD)/installed/localauthctl .build-static/release/localauthctl
 # Takes the profiles out of the live /etc/pam.d, removes the files; the configuration and the state stay.
 uninstall:
 	@$(INSTALL_DIRS) scripts/install.sh uninstall
@@ -237,4 +243,4 @@ check-fresh-clone:
 	Tests/scripts/check-fresh-clone.sh
 # Removes the build folders.
 clean:
-	rm -rf $(BUILD) .build .build-module $(EMBEDDED_DIR)
+	rm -rf $(BUILD) .build .build-module .build-static $(EMBEDDED_DIR)

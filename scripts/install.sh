@@ -20,7 +20,8 @@ install)
   # The module's rarely used parts, which it opens on first use from beside itself (docs/EMBEDDED.md).
   run install -d "$DESTDIR$PAMDIR/pam_localauth"
   run install -m 0644 "$build/pam_localauth/extra.so" "$DESTDIR$PAMDIR/pam_localauth/extra.so"
-  run install -m 0755 "$build/localauthctl" "$DESTDIR$SBINDIR/localauthctl"
+  # Linked with the Swift standard library inside (make installed-ctl): no Swift toolchain on the machine.
+  run install -m 0755 "$build/installed/localauthctl" "$DESTDIR$SBINDIR/localauthctl"
   # setuid root, as unix_chkpwd is setgid shadow; a packager building as another user (fakeroot) sets the owner.
   if [ "$(id -u)" = 0 ]; then owner="-o root -g root"; else owner=""; fi
   run install $owner -m 4755 "$build/localauth-helper" "$DESTDIR$SBINDIR/localauth-helper"

@@ -55,6 +55,8 @@ PAMDIR=${PAMDIR:-$(pkg-config --variable=libdir pam 2>/dev/null || echo /lib/x86
 check "module in $PAMDIR, mode 0644" mode_is 644 "$STAGE$PAMDIR/pam_localauth.so"
 check "its library in $PAMDIR/pam_localauth, mode 0644" mode_is 644 "$STAGE$PAMDIR/pam_localauth/extra.so"
 check "localauthctl in /usr/sbin, mode 0755" mode_is 755 "$STAGE/usr/sbin/localauthctl"
+check "localauthctl needs no Swift runtime library (it runs without the toolchain)" \
+  sh -c "ldd '$STAGE/usr/sbin/localauthctl' | grep -q libc.so && ! ldd '$STAGE/usr/sbin/localauthctl' | grep -q libswift"
 check "localauth-helper in /usr/sbin, setuid root, mode 4755" mode_is 4755 "$STAGE/usr/sbin/localauth-helper"
 check "localauth-helper owned by root" test "$(stat -c %u "$STAGE/usr/sbin/localauth-helper")" -eq 0
 check "example configuration, mode 0644" mode_is 644 "$STAGE/etc/security/localauth.conf"
