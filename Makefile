@@ -230,7 +230,7 @@ check-install: module helper tools
 	$(STAGED) PAMDIR=$(PAMDIR) bash Tests/scripts/e2e-install.sh
 # As root: sudo, the user manager and polkit end to end in a box running systemd, logind and polkitd, with the built
 # files installed and PAM wired there; nothing on the host changes (Tests/scripts/box/check-box.sh). Logs: build/box.
-check-box: module helper tools app-client
+check-box: module helper tools app-client installed-ctl
 	$(STAGED) PAMDIR=$(PAMDIR) BOX_LOGS="$(CURDIR)/$(BUILD)/box" Tests/scripts/box/check-box.sh
 # libpam-localauth_<version>_amd64.deb with dpkg-buildpackage -b from a copy of the tree (scripts/build-deb.sh).
 deb:
