@@ -1,5 +1,6 @@
 import Foundation
 import LocalAuthCore
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -49,23 +50,70 @@ package final class HelperSession: @unchecked Sendable {
   func call(_ call: AppCall, prompter: AuthPrompter) throws(LocalAuthError) -> Answer {
     callLock.lock()
     defer { callLock.unlock() }
-    let channel = try channel()
-    do {
-      try channel.send(.call(call))
-    } catch {
+    if let running = try runningChannel() {
+      if (try? running.send(.call(call))) != nil { return try answer(on: running, prompter: prompter) }
       // An idle helper that ended its session: start another once (what the old one established is gone).
       drop()
-      let fresh = try self.channel()
-      do { try fresh.send(.call(call)) } catch { throw .helper(.broken(error)) }
-      return try answer(on: fresh, prompter: prompter)
     }
-    return try answer(on: channel, prompter: prompter)
+    return try firstCall(call, prompter: prompter)
   }
 
-  private func answer(on channel: HelperChannel, prompter: AuthPrompter) throws(LocalAuthError) -> Answer {
-    var items: [AppItem] = []
+  /// The version the sessions of this process open with: `HelperWire.version`, until a helper refused it.
+  private static let openingVersion = Atomic<UInt16>(HelperWire.version)
+
+  /// `call` on a helper started for it. An installed helper older than this client refuses the opening before it
+  /// reads anything else, with `result(fault(protocolViolation))`, and exits (`HelperWire`); a helper that speaks
+  /// this version never sends an app a `result`. The call is then made again, on a helper opened with the next
+  /// older version this client speaks (down to the oldest of `HelperWire.accepted`), and the later sessions of
+  /// this process open with the version that was accepted. Nothing of the refused call was read, so nothing is
+  /// done twice.
+  private func firstCall(_ call: AppCall, prompter: AuthPrompter) throws(LocalAuthError) -> Answer {
     while true {
-      switch try HelperClient.relayDialog(on: channel, prompter: prompter) {
+      let version = Self.openingVersion.load(ordering: .relaxed)
+      let channel = try startedChannel(opening: version)
+      var sendFailure: HelperProtocolError?
+      do { try channel.send(.call(call)) } catch { sendFailure = error }
+      // A helper that refused the opening may have exited before the call was written; what it sent is still
+      // there to read.
+      let first: HelperMessage
+      do { first = try HelperClient.relayDialog(on: channel, prompter: prompter) } catch {
+        drop()
+        if let sendFailure { throw .helper(.broken(sendFailure)) }
+        throw error
+      }
+      if case .result(.fault(.protocolViolation)) = first {
+        drop()
+        guard version > HelperWire.accepted.lowerBound else {
+          // "the other side sent a refusal of every wire version this app speaks (2–3): …"
+          let versions = "\(HelperWire.accepted.lowerBound)–\(HelperWire.version)"
+          let refusal = "a refusal of every wire version this app speaks (\(versions)): the installed helper is older"
+          throw .helper(.broken(.malformed(refusal)))
+        }
+        _ = Self.openingVersion.compareExchange(expected: version, desired: version - 1, ordering: .relaxed)
+        continue
+      }
+      if let sendFailure {
+        drop()
+        throw .helper(.broken(sendFailure))
+      }
+      return try answer(on: channel, prompter: prompter, first: first)
+    }
+  }
+
+  private func answer(
+    on channel: HelperChannel, prompter: AuthPrompter, first: HelperMessage? = nil
+  ) throws(LocalAuthError) -> Answer {
+    var items: [AppItem] = []
+    var pending = first
+    while true {
+      let message: HelperMessage
+      if let received = pending {
+        message = received
+        pending = nil
+      } else {
+        message = try HelperClient.relayDialog(on: channel, prompter: prompter)
+      }
+      switch message {
       case .item(let item): items.append(item)
       case .reply(let reply): return Answer(reply: reply, items: items)
       default:
@@ -75,15 +123,22 @@ package final class HelperSession: @unchecked Sendable {
     }
   }
 
-  /// The running helper's channel, starting it (and opening the app's session) when none runs.
-  private func channel() throws(LocalAuthError) -> HelperChannel {
+  /// The running helper's channel, or nil when none runs.
+  private func runningChannel() throws(LocalAuthError) -> HelperChannel? {
     processLock.lock()
     defer { processLock.unlock() }
     if closed { throw .helper(.broken(.closed)) }
-    if let process { return process.channel }
+    return process?.channel
+  }
+
+  /// Starts a helper and opens the app's session with `version`.
+  private func startedChannel(opening version: UInt16) throws(LocalAuthError) -> HelperChannel {
+    processLock.lock()
+    defer { processLock.unlock() }
+    if closed { throw .helper(.broken(.closed)) }
     let started: HelperProcess
     do { started = try HelperProcess.start(Self.helperPath, passCredentials: true) } catch { throw .helper(error) }
-    do { try started.channel.send(.appHello(version: HelperWire.version)) } catch {
+    do { try started.channel.send(.appHello(version: version)) } catch {
       started.finish(grace: 0)
       throw .helper(.broken(error))
     }

@@ -5,8 +5,9 @@
 /// type, or a code space bumps `version` here and nowhere else. The helper accepts the openings of `accepted` and
 /// answers each peer in its own version: what a newer version added is never sent to an older peer (`sends`). A
 /// peer of any other version is refused before anything else is read, with the answer it got in version 1:
-/// `result(fault(protocolViolation))` (payload 04 07), which, with the framing, is the same in every version (an
-/// app's client takes it as a broken session).
+/// `result(fault(protocolViolation))` (payload 04 07), which, with the framing, is the same in every version. An
+/// app's client that receives it as a fresh session's first message opens again with the next older version in
+/// `accepted` (a newer app on an older installation; `HelperSession.firstCall`).
 package enum HelperWire {
   /// The version this side speaks. 1 opened with the text "localauth-helper 1" or "localauth-app 1" and sent codes
   /// by position; 2 sends an LAError code as its Int32 raw value and a keychain failure as its OSStatus; 3 adds
