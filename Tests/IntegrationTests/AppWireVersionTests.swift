@@ -38,61 +38,71 @@ extension RealPAM {
       """#
     }
 
-    /// Installs the older helper beside the sandbox's helper; returns its path and its log's.
-    func installOlderHelper(_ world: HelperWorld, refusingAll: Bool = false) throws -> (path: String, log: String) {
-      let path = world.sandbox.root + "/bin/localauth-helper-2"
-      let log = world.sandbox.root + "/openings.log"
-      FileManager.default.createFile(atPath: log, contents: nil)
-      #expect(chown(log, world.sandbox.uid, world.gid) == 0 && chmod(log, 0o600) == 0)
-      let source = world.sandbox.root + "/localauth-helper-2.py"
-      try Self.olderHelperScript(helper: world.helper, log: log, refusingAll: refusingAll).write(toFile: source, atomically: true, encoding: .utf8)
-      try Run.checked("/usr/bin/install", ["-o", "root", "-g", "root", "-m", "4755", source, path])
-      return (path, log)
+    /// The older helper, installed beside a ready sandbox's own: what `body` runs la-app with.
+    struct OlderHelper {
+      let sandbox: Sandbox
+      let app: AppDriver
+      /// The older helper's path.
+      let path: String
+      /// Its log: the version of each opening it got.
+      let log: String
+
+      /// la-app `arguments` in a terminal, against the older helper.
+      func run(_ arguments: [String]) throws -> AppDriver.Run {
+        try app.inTerminal(arguments, environment: ["LOCALAUTH_HELPER": path])
+      }
+
+      /// The openings' versions so far.
+      func openings() throws -> [String] {
+        try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").map(String.init)
+      }
     }
 
-    func openings(_ log: String) throws -> [String] {
-      try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").map(String.init)
+    func withOlderHelper(refusingAll: Bool = false, _ body: (OlderHelper) throws -> Void) throws {
+      try withSandbox { s in
+        try Setups.ready(s)
+        let world = try HelperWorld(s)
+        let path = s.root + "/bin/localauth-helper-2"
+        let log = s.root + "/openings.log"
+        FileManager.default.createFile(atPath: log, contents: nil)
+        #expect(chown(log, s.uid, world.gid) == 0 && chmod(log, 0o600) == 0)
+        let source = s.root + "/localauth-helper-2.py"
+        try Self.olderHelperScript(helper: world.helper, log: log, refusingAll: refusingAll)
+          .write(toFile: source, atomically: true, encoding: .utf8)
+        try Run.checked("/usr/bin/install", ["-o", "root", "-g", "root", "-m", "4755", source, path])
+        try body(OlderHelper(sandbox: s, app: AppDriver(world: world), path: path, log: log))
+      }
     }
 
     @Test("a version 3 app on a version 2 helper: refused once, then evaluates and reads its keychain through version 2")
     func olderHelper() throws {
-      try withSandbox { s in
-        try Setups.ready(s)
-        let world = try HelperWorld(s)
-        let app = AppDriver(world: world)
-        let older = try installOlderHelper(world)
-        let environment = ["LOCALAUTH_HELPER": older.path]
-
+      try withOlderHelper { older in
         // One process: the first session is refused in version 3 and opened again in 2; the context's later
         // calls (its evaluation serves two reads) and the second context's session open in 2 at once.
-        #expect(try app.inTerminal(["add", "vault", "alice", "s3cret", "biometryAny"], environment: environment)
-          .lines("status") == ["status 0"])
-        #expect(try openings(older.log) == ["3", "2"])
-        try s.touch()
-        let run = try app.inTerminal(["context-read", "vault", "alice"], environment: environment)
+        #expect(try older.run(["add", "vault", "alice", "s3cret", "biometryAny"]).lines("status") == ["status 0"])
+        #expect(try older.openings() == ["3", "2"])
+        try older.sandbox.touch()
+        let run = try older.run(["context-read", "vault", "alice"])
         #expect(run.lines("evaluate") == ["evaluate success"], "\(run.output)")
         #expect(run.lines("data") == ["data s3cret", "data s3cret"], "\(run.output)")
-        let seen = try openings(older.log)
-        #expect(seen.count >= 4 && Array(seen[2...3]) == ["3", "2"] && seen.dropFirst(4).allSatisfy { $0 == "2" }, "\(seen)")
+        let seen = try older.openings()
+        #expect(
+          seen.count >= 4 && Array(seen[2...3]) == ["3", "2"] && seen.dropFirst(4).allSatisfy { $0 == "2" }, "\(seen)")
 
         // The same app against the sandbox's own helper (version 3): opened once, in version 3, nothing refused.
-        try s.touch()
-        let current = try app.inTerminal(["evaluate", "biometrics", "unlock the vault."])
+        try older.sandbox.touch()
+        let current = try older.app.inTerminal(["evaluate", "biometrics", "unlock the vault."])
         #expect(current.lines("evaluate") == ["evaluate success"], "\(current.output)")
-        #expect(try openings(older.log) == seen)
+        #expect(try older.openings() == seen)
       }
     }
 
     @Test("a helper that refuses every version: one try per version the client speaks, then systemCancel (-4)")
     func everyVersionRefused() throws {
-      try withSandbox { s in
-        try Setups.ready(s)
-        let world = try HelperWorld(s)
-        let app = AppDriver(world: world)
-        let older = try installOlderHelper(world, refusingAll: true)
-        let run = try app.inTerminal(["evaluate", "biometrics", "unlock the vault."], environment: ["LOCALAUTH_HELPER": older.path])
+      try withOlderHelper(refusingAll: true) { older in
+        let run = try older.run(["evaluate", "biometrics", "unlock the vault."])
         #expect(run.lines("evaluate") == ["evaluate error -4"], "\(run.output)")
-        #expect(try openings(older.log) == ["3", "2"])
+        #expect(try older.openings() == ["3", "2"])
       }
     }
   }
