@@ -41,42 +41,18 @@ struct AppProtocolSessionTests {
     let world = try TestWorld(sensorPresent: false)
     try world.setPasscode()
     for passCredentials in [false, true] {
-      var fds: [Int32] = [-1, -1]
-      #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0)
-      if passCredentials { AppSessionRun.passCredentials(fds[0]) }
-      nonisolated(unsafe) let service = HelperService(
-        channel: HelperChannel(fd: fds[0], sender: passCredentials ? getpid() : nil), realUserName: "alice",
-        callerPID: getppid(), log: world.log)
-      nonisolated(unsafe) var result: HelperResult?? = .none
-      let done = DispatchSemaphore(value: 0)
-      nonisolated(unsafe) let world = world
-      Thread.detachNewThread {
-        result = .some(service.serve(
-          options: { () throws(ConfigError) in
-            var options = Options()
-            options.evaluation = world.settings
-            return options
-          }, userExists: { $0 == "alice" }, dependencies: { _, prompter, log in
-            Dependencies(clock: world.clock, store: world.store, sensor: world.sensor, prompter: prompter, log: log)
-          }))
-        done.signal()
-      }
-      let app = HelperChannel(fd: fds[1])
-      try app.send(.appHello(version: HelperWire.version))
-      try app.send(.call(Self.canEvaluate(.deviceOwnerAuthentication)))
+      let run = try HelperServiceRun(world: world, realUserName: "alice", passCredentials: passCredentials)
+      defer { run.hangUp() }
+      try run.app.send(.appHello(version: HelperWire.version))
+      try run.app.send(.call(Self.canEvaluate(.deviceOwnerAuthentication)))
       if passCredentials {
-        #expect(try app.receive(within: 10) == .reply(.done(Self.noBiometry)))
-        app.close()
-        #expect(done.wait(timeout: .now() + 10) == .success)
-        #expect(result == .some(nil), "an app's session returns no module result")
+        #expect(try run.app.receive(within: 10) == .reply(.done(Self.noBiometry)))
+        #expect(run.hangUp() == .some(nil), "an app's session returns no module result")
       } else {
-        #expect(try app.receive(within: 10) == .reply(.fault(.protocolViolation)))
-        #expect(done.wait(timeout: .now() + 10) == .success)
-        #expect(result == .some(.fault(.protocolViolation)))
+        #expect(try run.app.receive(within: 10) == .reply(.fault(.protocolViolation)))
+        #expect(run.result() == .some(.fault(.protocolViolation)))
         #expect(world.log.lines.contains { $0.contains("whose socket does not pass credentials") }, "\(world.log.lines)")
-        app.close()
       }
-      close(fds[0])
     }
   }
 
@@ -85,32 +61,11 @@ struct AppProtocolSessionTests {
     let world = try TestWorld(sensorPresent: false)
     try world.setPasscode()
     for (version, fault) in [(UInt16(3), HelperFault.unknownUser), (2, .stateUnreadable)] {
-      var fds: [Int32] = [-1, -1]
-      #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0)
-      AppSessionRun.passCredentials(fds[0])
-      nonisolated(unsafe) let service = HelperService(
-        channel: HelperChannel(fd: fds[0], sender: getpid()), realUserName: nil, callerPID: getppid(), log: world.log)
-      nonisolated(unsafe) var result: HelperResult?? = .none
-      let done = DispatchSemaphore(value: 0)
-      nonisolated(unsafe) let world = world
-      Thread.detachNewThread {
-        result = .some(service.serve(
-          options: { () throws(ConfigError) in
-            Issue.record("the configuration was read for a uid without a passwd entry")
-            return Options()
-          }, userExists: { _ in true }, dependencies: { _, prompter, log in
-            Issue.record("the engine was built for a uid without a passwd entry")
-            return Dependencies(clock: world.clock, store: world.store, sensor: world.sensor, prompter: prompter, log: log)
-          }))
-        done.signal()
-      }
-      let app = HelperChannel(fd: fds[1])
-      try app.send(.appHello(version: version))
-      #expect(try app.receive(within: 10) == .reply(.fault(fault)), "version \(version)")
-      #expect(done.wait(timeout: .now() + 10) == .success)
-      #expect(result == .some(.fault(fault)), "version \(version)")
-      app.close()
-      close(fds[0])
+      let run = try HelperServiceRun(world: world, realUserName: nil, engineAllowed: false)
+      defer { run.hangUp() }
+      try run.app.send(.appHello(version: version))
+      #expect(try run.app.receive(within: 10) == .reply(.fault(fault)), "version \(version)")
+      #expect(run.result() == .some(.fault(fault)), "version \(version)")
     }
     let refusals = world.log.lines.filter { $0.contains("of uid \(getuid()), which has no usable passwd entry.") }
     #expect(refusals.count == 2, "\(world.log.lines)")
