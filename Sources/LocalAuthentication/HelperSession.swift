@@ -77,9 +77,11 @@ package final class HelperSession: @unchecked Sendable {
       // there to read.
       let first: HelperMessage
       do { first = try HelperClient.relayDialog(on: channel, prompter: prompter) } catch {
+        // As on a running helper's call, a dialog that failed leaves the helper to the next call, which finds
+        // it gone or starts another.
+        guard let sendFailure else { throw error }
         drop()
-        if let sendFailure { throw .helper(.broken(sendFailure)) }
-        throw error
+        throw .helper(.broken(sendFailure))
       }
       if case .result(.fault(.protocolViolation)) = first {
         drop()
