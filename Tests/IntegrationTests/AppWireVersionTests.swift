@@ -14,7 +14,8 @@ extension RealPAM {
     /// version's opening before it reads anything else with `result` 04 07 (frame 1f 00 02 04 07) and exiting, as
     /// localauth-helper did up to version 2 (HelperWire, git 22c2e7f~1). A version 2 opening is left unread and
     /// served by the real helper, which accepts it (unless `refusingAll`). Each opening's version goes to `log`,
-    /// one line each.
+    /// one line each. The kernel ignores a script's set-user-ID bit (it runs as the user, which only the
+    /// installation check sees); the helper it executes is set-user-ID root.
     static func olderHelperScript(helper: String, log: String, refusingAll: Bool) -> String {
       #"""
       #!/usr/bin/python3 -I
